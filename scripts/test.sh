@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's test command: create a venv, install Engram with its test extra, run the suite,
+# ruff and mypy. One command on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'
+export PATH="$PWD/.venv/bin:$PATH"
+ruff check src tests benchmarks
+mypy
+pytest -q -p no:cacheprovider "$@"

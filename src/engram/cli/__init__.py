@@ -1,0 +1,1 @@
+"""The `engram` command line: one module per noun, each parses, calls one core function, renders."""

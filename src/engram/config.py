@@ -1,0 +1,235 @@
+"""Environment and layered configuration: the only module that reads `os.environ` and config files.
+
+It owns the table of config keys (type, default, range), the layering defaults → user →
+global root → workspace, clamping of hand-edited values (reported, never fatal) and the checked
+`config set` path. It does not resolve roots (workspace.py) and does not know any command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram.errors import ConfigValueError, UsageError
+
+CONFIG_FILE = "engram.config.json"
+
+
+@dataclass(frozen=True)
+class Env:
+    """Everything Engram takes from the process environment, read once."""
+
+    home: Path
+    cwd: Path
+    config_dir: Path
+    workspace: str | None = None
+    global_dir: str | None = None
+    no_auto_upgrade: bool = False
+    session_objective: str | None = None
+    path: str = ""
+    is_ci: bool = False
+
+
+def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> Env:
+    """Snapshot the environment. Tests pass their own mapping instead of patching os.environ."""
+    src = os.environ if environ is None else environ
+    home = Path(src.get("HOME") or Path.home())
+    config_dir = Path(src["ENGRAM_CONFIG_DIR"]) if src.get("ENGRAM_CONFIG_DIR") else home / ".engram"
+    return Env(
+        home=home,
+        cwd=cwd or Path.cwd(),
+        config_dir=config_dir,
+        workspace=src.get("ENGRAM_WORKSPACE") or None,
+        global_dir=src.get("ENGRAM_GLOBAL_DIR") or None,
+        no_auto_upgrade=src.get("ENGRAM_NO_AUTO_UPGRADE", "") in {"1", "true", "yes"},
+        session_objective=src.get("ENGRAM_SESSION_OBJECTIVE") or None,
+        path=src.get("PATH", ""),
+        is_ci=bool(src.get("CI")),
+    )
+
+
+@dataclass(frozen=True)
+class Key:
+    """One config key: its kind, default and allowed values or range."""
+
+    name: str
+    kind: str  # "int" | "bool" | "enum" | "list" | "str"
+    default: Any
+    lo: int = 0
+    hi: int = 0
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+
+
+KEYS: dict[str, Key] = {
+    k.name: k
+    for k in (
+        Key("scope", "enum", None, choices=("workspace", "global", "both"),
+            doc="save target (default: both when a global root exists, else workspace)"),
+        Key("roles", "list", [], doc="roles whose role-scoped memories are visible"),
+        Key("rule_variants.enabled", "bool", False, doc="render the active rule variant"),
+        Key("rule_variants.active", "enum", "balanced", choices=("light", "balanced", "strict"),
+            doc="which rule variant is active"),
+        Key("load.limit", "int", 8, lo=1, hi=32, doc="memories routed per load"),
+        Key("load.max_tokens", "int", 1600, lo=200, hi=16000, doc="default token budget"),
+        Key("load.working_ttl_days", "int", 7, lo=1, hi=365, doc="lifetime of working notes"),
+        Key("mcp.resource_limit", "int", 20, lo=0, hi=200, doc="memories in resources/list"),
+        Key("read", "enum", "auto", choices=("startup", "auto", "always", "manual", "off"),
+            doc="hook read mode"),
+        Key("ignore.patterns", "list", [], doc="glob patterns of memory files to ignore"),
+        Key("global_path", "str", None, doc="global root (user config only)"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Clamp:
+    """A hand-edited value that was out of range and was clamped (reported by doctor)."""
+
+    file: str
+    key: str
+    value: Any
+    used: Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: dict[str, Any]
+    sources: tuple[Path, ...] = ()
+    clamped: tuple[Clamp, ...] = field(default_factory=tuple)
+
+    def get(self, key: str) -> Any:
+        if key not in KEYS:
+            raise UsageError(f"unknown config key {key!r}", hint=f"known keys: {', '.join(KEYS)}")
+        return self.values[key]
+
+    def int(self, key: str) -> int:
+        return int(self.get(key))
+
+
+def read_json_file(path: Path) -> dict[str, Any]:
+    """Read a JSON config file; a missing file is empty, a broken one is an error with a fix."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}",
+            hint="fix the file by hand; Engram never rewrites a file it cannot parse",
+            code="config.invalid",
+        ) from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a JSON object", code="config.invalid",
+                         hint="the file must hold an object such as {\"load\": {\"limit\": 8}}")
+    return data
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"load": {"limit": 8}} -> {"load.limit": 8}; unknown keys are kept (forward compatible)."""
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict) and name not in KEYS:
+            out.update(flatten(v, name + "."))
+        else:
+            out[name] = v
+    return out
+
+
+def coerce(key: Key, raw: Any, *, strict: bool) -> Any:
+    """Validate one value. strict=True raises (config set); False clamps (hand edits)."""
+    def fail(why: str) -> ConfigValueError:
+        return ConfigValueError(f"{key.name}: {why}", hint=_range_hint(key))
+
+    if key.kind == "int":
+        if isinstance(raw, bool) or not isinstance(raw, int | str):
+            raise fail(f"expected an integer, got {raw!r}")
+        try:
+            n = int(raw)
+        except ValueError as exc:
+            raise fail(f"expected an integer, got {raw!r}") from exc
+        if n < key.lo or n > key.hi:
+            if strict:
+                raise fail(f"{n} is out of range")
+            return min(max(n, key.lo), key.hi)
+        return n
+    if key.kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in {"true", "false", "1", "0", "on", "off"}:
+            return raw.lower() in {"true", "1", "on"}
+        raise fail(f"expected true or false, got {raw!r}")
+    if key.kind == "enum":
+        if raw is None and key.default is None:
+            return None
+        if raw not in key.choices:
+            raise fail(f"{raw!r} is not allowed")
+        return raw
+    if key.kind == "list":
+        if isinstance(raw, str):
+            return [s.strip() for s in raw.split(",") if s.strip()]
+        if isinstance(raw, list) and all(isinstance(s, str) for s in raw):
+            return list(raw)
+        raise fail(f"expected a list of strings, got {raw!r}")
+    if raw is not None and not isinstance(raw, str):
+        raise fail(f"expected a string, got {raw!r}")
+    return raw
+
+
+def _range_hint(key: Key) -> str:
+    if key.kind == "int":
+        return f"use an integer from {key.lo} to {key.hi} (default {key.default})"
+    if key.kind == "enum":
+        return f"use one of: {', '.join(key.choices)}"
+    if key.kind == "bool":
+        return "use true or false"
+    if key.kind == "list":
+        return "use a comma-separated list"
+    return "use a string"
+
+
+def load_settings(files: list[Path]) -> Settings:
+    """Layer the given config files (lowest precedence first) over the defaults."""
+    values = {name: (list(k.default) if isinstance(k.default, list) else k.default)
+              for name, k in KEYS.items()}
+    clamped: list[Clamp] = []
+    for path in files:
+        for name, raw in flatten(read_json_file(path)).items():
+            key = KEYS.get(name)
+            if key is None:
+                continue
+            try:
+                used = coerce(key, raw, strict=False)
+            except ConfigValueError:
+                clamped.append(Clamp(str(path), name, raw, values[name]))
+                continue
+            if used != raw:
+                clamped.append(Clamp(str(path), name, raw, used))
+            values[name] = used
+    return Settings(values=values, sources=tuple(files), clamped=tuple(clamped))
+
+
+def set_value(data: dict[str, Any], name: str, raw: Any) -> dict[str, Any]:
+    """Return a copy of a config object with `name` set (strictly validated)."""
+    key = KEYS.get(name)
+    if key is None:
+        raise UsageError(f"unknown config key {name!r}", hint=f"known keys: {', '.join(KEYS)}")
+    value = coerce(key, raw, strict=True)
+    out = json.loads(json.dumps(data))
+    node = out
+    parts = name.split(".")
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    node[parts[-1]] = value
+    return out  # type: ignore[no-any-return]

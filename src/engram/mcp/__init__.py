@@ -1,0 +1,1 @@
+"""The stdio MCP server: framing, both protocol eras, dispatch, tool tables, elicitation."""

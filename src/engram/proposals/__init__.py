@@ -1,0 +1,1 @@
+"""Candidates, verdicts, pending approvals, commit, notes: the only writer of memories."""

@@ -1,0 +1,1 @@
+"""Secret/PII/injection scans, redaction and path containment. Imports nothing from engram."""

@@ -1,0 +1,1 @@
+"""Derived index, query terms, routing and pack rendering. Reads the store, never writes it."""

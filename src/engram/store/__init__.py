@@ -1,0 +1,1 @@
+"""Memory model, the Markdown+frontmatter format, atomic file I/O with locks, and hashes."""

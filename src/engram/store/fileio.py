@@ -1,0 +1,139 @@
+"""The one write helper: atomic UTF-8 writes, a cross-process lock per root, first-change backups.
+
+Every byte Engram writes goes through `atomic_write` (temp file in the same directory, fsync,
+rename, fsync of the directory), so a reader sees the old file or the new one, never a torn one.
+Writers of one root serialise on `root_lock` (an `fcntl.flock` on `<root>/.lock`), which is what
+keeps concurrent CLI and MCP processes from losing each other's hash or changelog updates.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from engram.errors import StorageError
+
+TMP_PREFIX = ".engram-tmp-"
+LOCK_TIMEOUT_S = 30.0
+
+
+def _fail(path: Path, exc: OSError, action: str) -> StorageError:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        hint = "the directory is read-only; fix its permissions or choose another --workspace"
+        code = "storage.readonly"
+    elif exc.errno == errno.ENOSPC:
+        hint = "the disk is full; free space and retry (nothing was half-written)"
+        code = "storage.full"
+    else:
+        hint = "check the path and retry; nothing was half-written"
+        code = "storage.io"
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", hint=hint, code=code)
+
+
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically. Creates parent directories."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _fail(path.parent, exc, "create") from exc
+    tmp = path.parent / f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
+        try:
+            view = memoryview(payload)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if mode is None and path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise _fail(path, exc, "write") from exc
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def remove(path: Path) -> bool:
+    """Delete a file if present; True when something was removed."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _fail(path, exc, "remove") from exc
+    _fsync_dir(path.parent)
+    return True
+
+
+def backup_once(path: Path, suffix: str = ".engram.bak") -> Path | None:
+    """Copy a user file next to itself before Engram's first change; never overwrite a backup."""
+    if not path.is_file():
+        return None
+    target = path.with_name(path.name + suffix)
+    if target.exists():
+        return target
+    atomic_write(target, path.read_bytes())
+    return target
+
+
+def clean_temp_files(directory: Path) -> int:
+    """Remove temp files left by a writer killed mid-write (their rename never happened)."""
+    removed = 0
+    if not directory.is_dir():
+        return 0
+    for tmp in directory.rglob(f"{TMP_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed += 1
+    return removed
+
+
+@contextlib.contextmanager
+def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the root's exclusive write lock (blocking, with a timeout that says what to do)."""
+    lock_path = root / ".lock"
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise _fail(lock_path, exc, "lock") from exc
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError as exc:
+                if time.monotonic() > deadline:
+                    raise StorageError(
+                        f"another Engram process holds the write lock on {root}",
+                        hint="wait for it to finish, then retry",
+                        code="storage.locked",
+                    ) from exc
+                time.sleep(0.005)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

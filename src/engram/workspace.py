@@ -1,0 +1,152 @@
+"""Resolve the roots Engram works on, once per command: workspace, optional global, user config.
+
+The workspace root is `<project>/.agents/.engram`, where the project is the nearest ancestor that
+holds `.agents/.engram`, else the git top level, else the working directory; `--workspace DIR` and
+`ENGRAM_WORKSPACE` override. The global root is `ENGRAM_GLOBAL_DIR`, else the user config's
+`global_path`. This module only computes paths; it creates nothing (init.py does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from engram.config import CONFIG_FILE, Env, Settings, load_settings, read_env, read_json_file
+
+Scope = Literal["workspace", "global"]
+TYPE_DIRS = ("rules", "skills", "knowledge")
+IGNORED_LINES = ("working/", "pending-approvals.json", "usage.json", ".cache/", ".lock")
+ROOT_REL = Path(".agents") / ".engram"
+
+
+@dataclass(frozen=True)
+class Root:
+    """One memory root and the fixed names inside it (§3)."""
+
+    path: Path
+    scope: Scope
+
+    @property
+    def hashes_file(self) -> Path:
+        return self.path / "memory.hashes.json"
+
+    @property
+    def changelog_file(self) -> Path:
+        return self.path / "changelog.md"
+
+    @property
+    def config_file(self) -> Path:
+        return self.path / CONFIG_FILE
+
+    @property
+    def working_dir(self) -> Path:
+        return self.path / "working"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.path / "archive"
+
+    @property
+    def pending_file(self) -> Path:
+        return self.path / "pending-approvals.json"
+
+    @property
+    def usage_file(self) -> Path:
+        return self.path / "usage.json"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.path / ".cache"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.path / ".lock"
+
+    @property
+    def gitignore_file(self) -> Path:
+        return self.path / ".gitignore"
+
+    def exists(self) -> bool:
+        return self.path.is_dir()
+
+
+@dataclass(frozen=True)
+class Roots:
+    project: Path
+    workspace: Root
+    global_root: Root | None
+    config_dir: Path
+    env: Env
+
+    @property
+    def user_config_file(self) -> Path:
+        return self.config_dir / CONFIG_FILE
+
+    def all(self) -> list[Root]:
+        """Workspace first: it wins over global on the same id."""
+        roots = [self.workspace]
+        if self.global_root is not None and self.global_root.path != self.workspace.path:
+            roots.append(self.global_root)
+        return roots
+
+    def existing(self) -> list[Root]:
+        return [r for r in self.all() if r.exists()]
+
+    def root(self, scope: Scope) -> Root | None:
+        return self.workspace if scope == "workspace" else self.global_root
+
+    def settings(self) -> Settings:
+        files = [self.user_config_file]
+        if self.global_root is not None:
+            files.append(self.global_root.config_file)
+        files.append(self.workspace.config_file)
+        settings = load_settings(files)
+        if settings.values.get("scope") is None:
+            settings.values["scope"] = "both" if self.has_global() else "workspace"
+        return settings
+
+    def has_global(self) -> bool:
+        return self.global_root is not None and self.global_root.exists()
+
+
+def find_project(start: Path) -> Path:
+    """Nearest ancestor with `.agents/.engram`, else the git top level, else `start`."""
+    start = start.resolve()
+    candidates = [start, *start.parents]
+    for d in candidates:
+        if (d / ROOT_REL).is_dir():
+            return d
+    for d in candidates:
+        if (d / ".git").exists():
+            return d
+    return start
+
+
+def resolve(env: Env | None = None, workspace: str | Path | None = None) -> Roots:
+    env = env or read_env()
+    chosen = workspace or env.workspace
+    if chosen:
+        base = Path(chosen).expanduser()
+        base = base if base.is_absolute() else env.cwd / base
+        base = base.resolve()
+        # Accept either the project directory or the root itself.
+        project = base.parent.parent if base.name == ".engram" and base.parent.name == ".agents" \
+            else base
+    else:
+        project = find_project(env.cwd)
+    global_root = None
+    if env.global_dir:
+        global_root = Root(Path(env.global_dir).expanduser().resolve(), "global")
+    else:
+        user = read_json_file(env.config_dir / CONFIG_FILE)
+        gp = user.get("global_path")
+        if isinstance(gp, str) and gp:
+            global_root = Root(Path(gp).expanduser().resolve(), "global")
+    return Roots(
+        project=project,
+        workspace=Root(project / ROOT_REL, "workspace"),
+        global_root=global_root,
+        config_dir=env.config_dir,
+        env=env,
+    )
