@@ -1,0 +1,123 @@
+"""Entry point of `engram`: finds the command, imports only its module, maps errors to exit codes.
+
+Command modules are imported lazily so `engram --version` and hook calls start fast. A command
+is one row of COMMANDS: (name, module, attribute stem, one-line help). The module defines
+`configure_<stem>(parser)` and `run_<stem>(args, ctx) -> Outcome`. This is the only place that
+knows exit codes and prints errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engram import __version__
+from engram.errors import EXIT_USAGE, EngramError
+
+if TYPE_CHECKING:
+    from engram.outcome import Outcome
+    from engram.workspace import Roots
+
+# (command, module, stem, help, read command → gets --json)
+COMMANDS: list[tuple[str, str, str, str, bool]] = [
+    ("init", "engram.cli.init", "init", "create the memory layout (idempotent)", False),
+    ("verify", "engram.cli.integrity", "verify", "check every memory file against its hash", True),
+    ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
+    ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
+    ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
+]
+ALIASES = {"ss": "save-session"}
+
+
+@dataclass
+class Context:
+    """What a command gets besides its arguments: lazily resolved roots and output mode."""
+
+    args: argparse.Namespace
+
+    @property
+    def roots(self) -> Roots:
+        if not hasattr(self, "_roots"):
+            from engram.workspace import resolve
+
+            self._roots = resolve(workspace=getattr(self.args, "workspace", None))
+        return self._roots
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    width = max(len(c[0]) for c in COMMANDS)
+    epilog = "commands:\n" + "\n".join(f"  {c[0].ljust(width)}  {c[3]}" for c in COMMANDS)
+    p = argparse.ArgumentParser(
+        prog="engram",
+        description="Human-owned, file-first memory for AI coding agents.",
+        epilog=epilog + "\n\nRun `engram <command> --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"engram {__version__}")
+    p.add_argument("command", nargs="?", help="the command to run")
+    return p
+
+
+def _find(name: str) -> tuple[str, str, str, str, bool] | None:
+    name = ALIASES.get(name, name)
+    for row in COMMANDS:
+        if row[0] == name:
+            return row
+    return None
+
+
+def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.ArgumentParser, Any]:
+    name, module_name, stem, help_text, is_read = row
+    module = importlib.import_module(module_name)
+    p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text)
+    p.add_argument("--workspace", metavar="DIR", help="project directory (default: auto-detect)")
+    if is_read:
+        p.add_argument("--json", action="store_true", help="print the JSON envelope")
+    getattr(module, f"configure_{stem}")(p)
+    return p, getattr(module, f"run_{stem}")
+
+
+def _emit(outcome: Outcome, as_json: bool) -> int:
+    if as_json:
+        sys.stdout.write(json.dumps(outcome.envelope(), ensure_ascii=False, indent=2) + "\n")
+    elif outcome.text:
+        stream = sys.stdout if outcome.ok else sys.stderr
+        stream.write(outcome.text.rstrip("\n") + "\n")
+    return outcome.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-"):
+        top = _top_parser()
+        top.parse_args(argv)  # handles --version and --help, exits
+        top.print_help()
+        return EXIT_USAGE if argv else 0
+    row = _find(argv[0])
+    if row is None:
+        sys.stderr.write(f"engram: unknown command {argv[0]!r}; run `engram --help` for the list\n")
+        return EXIT_USAGE
+    parser, run = build_parser(row)
+    args = parser.parse_args(argv[1:])
+    ctx = Context(args)
+    try:
+        return _emit(run(args, ctx), ctx.json)
+    except EngramError as exc:
+        from engram.outcome import failure
+
+        outcome = failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code)
+        return _emit(outcome, ctx.json)
+    except KeyboardInterrupt:
+        sys.stderr.write("engram: interrupted; nothing was half-written\n")
+        return 130
+    except BrokenPipeError:
+        return 0

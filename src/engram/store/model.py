@@ -1,0 +1,100 @@
+"""The memory model: what one memory file means once parsed. Pure data, no I/O.
+
+A `Memory` keeps the full frontmatter (`meta`, canonical v3 keys) and the Markdown body; the
+fields the engine needs often (id, type, title, tags, …) are lifted out for speed and clarity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MemoryType = Literal["rule", "skill", "knowledge"]
+ScopeName = Literal["workspace", "global"]
+TYPES: tuple[MemoryType, ...] = ("rule", "skill", "knowledge")
+TYPE_DIR: dict[str, str] = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
+DIR_TYPE: dict[str, MemoryType] = {"rules": "rule", "skills": "skill", "knowledge": "knowledge"}
+TYPE_ALIASES: dict[str, MemoryType] = {
+    "rule": "rule", "rules": "rule", "constraint": "rule", "preference": "rule",
+    "correction": "rule", "skill": "skill", "skills": "skill", "workflow": "skill",
+    "procedure": "skill", "knowledge": "knowledge", "fact": "knowledge", "decision": "knowledge",
+}
+AUTHORITY: dict[str, str] = {"rule": "instruction", "skill": "instruction", "knowledge": "reference"}
+VARIANTS: tuple[str, ...] = ("light", "balanced", "strict")
+SCHEMA_VERSION = 3
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One parsed memory file.
+
+    `body` is the Markdown after the frontmatter, exactly as in the file. `content` is the text of
+    its `## Content` section; `variants` maps light/balanced/strict to their text (rules only).
+    `rel_path` is the posix path relative to its root; `scope` says which root.
+    """
+
+    id: str
+    type: MemoryType
+    title: str
+    meta: dict[str, Any]
+    body: str
+    content: str
+    rel_path: str
+    scope: ScopeName = "workspace"
+    variants: dict[str, str] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def key(self) -> str:
+        return f"{self.scope}:{self.id}"
+
+    @property
+    def tags(self) -> list[str]:
+        return _str_list(self.meta.get("tags"))
+
+    @property
+    def triggers(self) -> list[str]:
+        return _str_list(self.meta.get("triggers"))
+
+    @property
+    def depends_on(self) -> list[str]:
+        return _str_list(self.meta.get("depends_on"))
+
+    @property
+    def roles(self) -> list[str]:
+        return _str_list(self.meta.get("role"))
+
+    @property
+    def lifecycle(self) -> str:
+        if self.rel_path.startswith("archive/"):
+            return "archived"
+        return str(self.meta.get("lifecycle") or "active")
+
+    @property
+    def confidence(self) -> str:
+        return str(self.meta.get("confidence") or "high")
+
+    @property
+    def tier(self) -> str:
+        return str(self.meta.get("tier") or "durable")
+
+    @property
+    def is_note(self) -> bool:
+        return self.tier == "working"
+
+    @property
+    def valid_until(self) -> str | None:
+        v = self.meta.get("valid_until")
+        return str(v) if v else None
+
+    @property
+    def updated(self) -> str:
+        return str(self.meta.get("updated") or self.meta.get("created") or "")
+
+
+def _str_list(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, list):
+        return [str(v) for v in value if str(v)]
+    return [s.strip() for s in str(value).split(",") if s.strip()]
