@@ -98,7 +98,7 @@ class FakeCore:
     def propose(self, candidates: str | list[dict[str, Any]], scope: str | None,
                 query_level: int | None) -> FakeProposal:
         texts = ([c["text"] for c in candidates] if isinstance(candidates, list)
-                 else [ln for ln in candidates.splitlines() if ln.strip()])
+                 else [_text_of(ln) for ln in candidates.splitlines() if ln.strip()])
         items = []
         for n, text in enumerate(texts, 1):
             slug = "-".join(re.findall(r"[a-z0-9]+", text.lower())[:4]) or f"c{n}"
@@ -171,3 +171,10 @@ class FakeCore:
 
     def top_by_usage(self, n: int) -> list[str]:
         return list(MEMORIES)[:n]
+
+
+def _text_of(line: str) -> str:
+    """The TEXT field of a pipe-form candidate line, or the line itself."""
+    if "TEXT:" not in line:
+        return line.strip()
+    return line.split("TEXT:", 1)[1].split("|", 1)[0].strip()
