@@ -105,7 +105,7 @@ class EngineCore:
         return self._mod("engram.store.integrity").verify(self.roots)  # type: ignore[no-any-return]
 
     def status(self) -> Outcome:
-        return self._mod("engram.store.status").status(self.roots)  # type: ignore[no-any-return]
+        return self._mod("engram.status").status(self.roots)  # type: ignore[no-any-return]
 
     def propose(self, candidates: str | list[dict[str, Any]], scope: str | None,
                 query_level: int | None) -> Proposal:
