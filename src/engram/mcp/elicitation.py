@@ -11,26 +11,23 @@ in this process, never in the state the client holds. Sending and waiting is ser
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
-import secrets
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from engram.mcp.core import ProposalItem
 from engram.mcp.protocol import REQUEST_STATE_TTL_S
-from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.mcp.core import ProposalItem
+    from engram.outcome import Outcome
 
 TITLE_MAX = 80
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(NamedTuple):
     kind: Literal["save", "note"]
     message: str
     schema: dict[str, Any]
@@ -38,8 +35,7 @@ class Form:
     scopes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     action: Literal["accept", "decline", "fallback"]
     reason: str
     numbers: tuple[int, ...] = ()
@@ -111,6 +107,8 @@ def interpret(form: Form, answer: Any) -> Decision:
 
 
 def args_digest(arguments: dict[str, Any]) -> str:
+    import hashlib
+
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -119,8 +117,7 @@ class StateError(ValueError):
     """A requestState that is forged, expired, reused or bound to something else."""
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """What an open dialog needs on the retry: the proposal's token, its form, its token text."""
 
     token: str
@@ -128,24 +125,24 @@ class Pending:
     fallback: Outcome
 
 
-@dataclass
-class _Open:
+class _Open(NamedTuple):
     pending: Pending
     expires: float
 
 
-@dataclass
 class StateBox:
     """Seals and opens request states; holds the token of each open dialog by nonce."""
 
-    ttl: float = REQUEST_STATE_TTL_S
-    clock: Callable[[], float] = time.time
-    key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
-    _open: dict[str, _Open] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self, ttl: float = REQUEST_STATE_TTL_S,
+                 clock: Callable[[], float] = time.time, key: bytes | None = None) -> None:
+        self.ttl = ttl
+        self.clock = clock
+        self.key = key or os.urandom(32)  # per process: a restart invalidates open states
+        self._open: dict[str, _Open] = {}
+        self._lock = threading.Lock()
 
     def seal(self, tool: str, workspace: str, digest: str, pending: Pending) -> str:
-        nonce = secrets.token_urlsafe(16)
+        nonce = _b64(os.urandom(16))
         expires = self.clock() + self.ttl
         with self._lock:
             self._prune()
@@ -170,6 +167,9 @@ class StateBox:
         return entry.pending
 
     def _verified(self, state: Any) -> dict[str, Any]:
+        import base64
+        import hmac
+
         if not isinstance(state, str) or state.count(".") != 1:
             raise StateError("requestState is malformed")
         body, mac = state.split(".")
@@ -188,6 +188,9 @@ class StateBox:
         return payload
 
     def _mac(self, body: str) -> bytes:
+        import hashlib
+        import hmac
+
         return hmac.new(self.key, body.encode("utf-8"), hashlib.sha256).digest()
 
     def _prune(self) -> None:
@@ -197,6 +200,8 @@ class StateBox:
 
 
 def _b64(raw: bytes) -> str:
+    import base64
+
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 

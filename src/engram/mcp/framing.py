@@ -10,29 +10,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from engram.mcp.protocol import INVALID_PARAMS, INVALID_REQUEST, MAX_LINE_BYTES, PARSE_ERROR
 
 RequestId = str | int
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     id: RequestId
     method: str
     params: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     method: str
     params: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """A client's reply to a request we sent (elicitation/create)."""
 
     id: RequestId
@@ -40,8 +36,7 @@ class Response:
     error: Any
 
 
-@dataclass(frozen=True)
-class Fault:
+class Fault(NamedTuple):
     """A line we answer with an error right away; `reply` is the whole JSON-RPC message."""
 
     reply: dict[str, Any]

@@ -8,10 +8,9 @@ and finishes on the retry. It does not frame or route JSON-RPC (server.py, legac
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from engram.errors import EngramError, NotFoundError
 from engram.mcp import elicitation as dlg
@@ -29,17 +28,17 @@ from engram.mcp.protocol import (
     PROPOSE_PROTOCOL,
 )
 from engram.mcp.tools import DIALOG_TOOLS, TOOL_NAMES, schema_of
-from engram.outcome import Outcome, failure
+
+if TYPE_CHECKING:
+    from engram.outcome import Outcome
 
 T = TypeVar("T")
-log = logging.getLogger("engram.mcp")
 # ask(params) -> ("answer", result) | ("error", error) | ("timeout", None) | ("gone", None)
 Ask = Callable[[dict[str, Any]], tuple[str, Any]]
 Runner = Callable[[Callable[[], Any]], Any]
 
 
-@dataclass(frozen=True)
-class CallContext:
+class CallContext(NamedTuple):
     """How one tools/call may reach the human: a legacy `ask`, a modern retry, or not at all."""
 
     dialog: bool = False
@@ -49,8 +48,7 @@ class CallContext:
     elicit_mode: bool = True  # include `mode: "form"` (legacy >= 2025-11-25 and modern)
 
 
-@dataclass(frozen=True)
-class InputRequired:
+class InputRequired(NamedTuple):
     input_requests: dict[str, Any]
     request_state: str
 
@@ -86,12 +84,14 @@ class Handlers:
                 return self._propose_flow(name, arguments, ctx)
             return self.engine(lambda: self._simple(name, arguments))
         except ArgumentError as exc:
-            return failure("args.invalid", str(exc), hint="fix the argument and call again")
+            return _failure("args.invalid", str(exc), hint="fix the argument and call again")
         except EngramError as exc:
-            return failure(exc.code, exc.message, hint=exc.hint)
+            return _failure(exc.code, exc.message, hint=exc.hint)
         except Exception as exc:  # a bug in the engine must still reach the model as a result
-            log.exception("engram: tool %s failed", name)
-            return failure("internal", f"{name} failed: {type(exc).__name__}: {exc}",
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            return _failure("internal", f"{name} failed: {type(exc).__name__}: {exc}",
                            hint="see the server's stderr; report it if it repeats")
 
     def plain(self, name: str, params: dict[str, Any]) -> str:
@@ -102,7 +102,7 @@ class Handlers:
         except ArgumentError as exc:
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc}") from exc
         outcome = self.call_tool(name, arguments, CallContext())
-        return outcome.text if isinstance(outcome, Outcome) else ""
+        return "" if isinstance(outcome, InputRequired) else outcome.text
 
     def _simple(self, name: str, args: dict[str, Any]) -> Outcome:
         core = self.core
@@ -184,18 +184,20 @@ class Handlers:
             if decision.action == "accept":
                 done = self.engine(lambda: self.core.commit(
                     pending.token, list(decision.numbers), decision.scope))
-                return replace(done, text=f"{decision.reason}.\n{done.text}")
+                return _amend(done, text=f"{decision.reason}.\n{done.text}")
             if decision.action == "decline":
                 self.engine(lambda: self.core.decline(pending.token))
-                return Outcome(
+                from engram import outcome
+
+                return outcome.Outcome(
                     text=f"nothing was saved: {decision.reason}; the proposal was revoked and "
                          "its approval_token will not commit.",
                     data={"approval_token": pending.token, "revoked": True,
                           "reason": decision.reason})
         except EngramError as exc:
-            return failure(exc.code, exc.message, hint=exc.hint)
+            return _failure(exc.code, exc.message, hint=exc.hint)
         fb = pending.fallback
-        return replace(fb, text=f"nothing was saved ({decision.reason}).\n{fb.text}",
+        return _amend(fb, text=f"nothing was saved ({decision.reason}).\n{fb.text}",
                        data={**fb.data, "dialog": decision.reason})
 
     # resources and prompts -----------------------------------------------------------------
@@ -244,6 +246,18 @@ class Handlers:
         return {"description": PROMPT_DESCRIPTION,
                 "messages": [{"role": "user",
                               "content": {"type": "text", "text": PROPOSE_PROTOCOL}}]}
+
+
+def _failure(code: str, message: str, *, hint: str = "") -> Outcome:
+    from engram.outcome import failure  # lazily: cold start must not pay for dataclasses
+
+    return failure(code, message, hint=hint)
+
+
+def _amend(outcome: Outcome, **changes: Any) -> Outcome:
+    from dataclasses import replace
+
+    return replace(outcome, **changes)
 
 
 def tool_result(outcome: Outcome) -> dict[str, Any]:

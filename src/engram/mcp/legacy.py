@@ -8,7 +8,6 @@ unknown resource. Requests that carry the MCP 2026-07-28 envelope never reach th
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engram.mcp import protocol as p
@@ -20,13 +19,13 @@ if TYPE_CHECKING:
     from engram.mcp.server import Flight, Server
 
 
-@dataclass
 class Session:
     """What `initialize` told us; shared by all worker threads of this connection."""
 
-    version: str | None = None
-    capabilities: dict[str, Any] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.capabilities: dict[str, Any] = {}
+        self.lock = threading.Lock()
 
     def dialog(self) -> tuple[bool, bool]:
         """(form elicitation usable, include `mode: "form"`) for this session."""

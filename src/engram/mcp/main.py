@@ -12,7 +12,6 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import IO
 
 from engram import __version__
@@ -29,13 +28,13 @@ Engram's MCP server over stdio (JSON-RPC, one message per line).
 """
 
 
-@dataclass
 class Flags:
-    always_load: bool = False
-    no_elicitation: bool = False
-    workspace: str | None = None
-    ignored: list[str] = field(default_factory=list)
-    info: str | None = None  # --help / --version text; print it and exit
+    def __init__(self) -> None:
+        self.always_load = False
+        self.no_elicitation = False
+        self.workspace: str | None = None
+        self.ignored: list[str] = []
+        self.info: str | None = None  # --help / --version text; print it and exit
 
 
 def parse(argv: Sequence[str]) -> Flags:

@@ -11,12 +11,11 @@ on one engine thread, because engine resources (SQLite connections) are thread-a
 from __future__ import annotations
 
 import itertools
+import queue
 import sys
 import threading
-import traceback
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, NamedTuple
 
 from engram.mcp import legacy, modern
 from engram.mcp import protocol as p
@@ -42,27 +41,64 @@ POLL_S = 0.05
 EXIT_GRACE_S = 2.0
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     always_load: bool = False
     elicitation: bool = True
     dialog_timeout: float = p.DIALOG_TIMEOUT_S
     state_ttl: float = p.REQUEST_STATE_TTL_S
 
 
-@dataclass
 class Flight:
     """One request being served; `cancelled` is set by notifications/cancelled."""
 
-    id: RequestId
-    cancelled: threading.Event = field(default_factory=threading.Event)
+    def __init__(self, id_: RequestId) -> None:
+        self.id = id_
+        self.cancelled = threading.Event()
 
 
-@dataclass
 class _Waiter:
-    done: threading.Event = field(default_factory=threading.Event)
-    result: Any = None
-    error: Any = None
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: Any = None
+
+
+class _Job:
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+class EngineThread:
+    """One thread runs every engine call, in order (thread-affine SQLite, no write races)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="engram-engine", daemon=True)
+        self._thread.start()
+
+    def run(self, fn: Callable[[], Any]) -> Any:
+        job = _Job(fn)
+        self._jobs.put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _loop(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job.result = job.fn()
+            except BaseException as exc:  # handed back to the caller's thread
+                job.error = exc
+            job.done.set()
+
+    def stop(self, timeout: float) -> None:
+        """Let queued work finish (a write in progress must complete), then end the thread."""
+        self._jobs.put(None)
+        self._thread.join(timeout)
 
 
 class Server:
@@ -70,8 +106,8 @@ class Server:
         self.options = options
         self.session = legacy.Session()
         self.tools = tool_list(always_load=options.always_load)
-        self._engine = ThreadPoolExecutor(1, thread_name_prefix="engram-engine")
-        self.handlers = Handlers(core, self._run_engine, StateBox(ttl=options.state_ttl))
+        self._engine = EngineThread()
+        self.handlers = Handlers(core, self._engine.run, StateBox(ttl=options.state_ttl))
         self._out = out
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -121,6 +157,8 @@ class Server:
         except RpcError as exc:
             reply = error_message(req.id, exc.code, exc.message, exc.data)
         except Exception as exc:  # never let one request take the server down
+            import traceback
+
             traceback.print_exc(file=sys.stderr)
             reply = error_message(req.id, p.INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
@@ -189,9 +227,6 @@ class Server:
 
     # engine and shutdown ------------------------------------------------------------------
 
-    def _run_engine(self, fn: Any) -> Any:
-        return self._engine.submit(fn).result()
-
     def close(self) -> None:
         """Stdin closed: end pending dialogs now, give running work a moment, stop the engine."""
         self._closed.set()
@@ -199,4 +234,4 @@ class Server:
             threads = list(self._threads)
         for thread in threads:
             thread.join(EXIT_GRACE_S / max(len(threads), 1))
-        self._engine.shutdown(wait=True, cancel_futures=True)
+        self._engine.stop(EXIT_GRACE_S)
