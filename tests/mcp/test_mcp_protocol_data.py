@@ -214,3 +214,17 @@ def test_flags_parse_and_unknown_options_are_collected() -> None:
     assert flags.ignored == ["--weird", "z"]
     assert parse(["--workspace=/a"]).workspace == "/a"
     assert parse(["--version"]).info is not None
+
+
+def test_starting_the_server_imports_no_engine_module() -> None:
+    import subprocess
+    import sys
+
+    from mcp_harness import server_env
+
+    probe = ("import sys, engram.mcp.main; print(sorted(m for m in sys.modules if m.startswith("
+             "('engram.search', 'engram.proposals', 'engram.store', 'engram.safety', "
+             "'dataclasses', 'sqlite3'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=server_env(), check=True).stdout
+    assert out.strip() == "[]"
