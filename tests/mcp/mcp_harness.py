@@ -32,10 +32,13 @@ def modern_meta(version: str = MODERN, caps: dict[str, Any] | None = None) -> di
 class RawServer:
     """Writes raw lines to the server's stdin and collects every stdout line it prints."""
 
-    def __init__(self, args: list[str], fake_dir: Path) -> None:
-        self.fake_dir = fake_dir
+    def __init__(self, args: list[str], fake_dir: Path | None) -> None:
+        """Over the fake core in `fake_dir`, or the real `python -m engram.mcp` when None."""
+        self.fake_dir = fake_dir or Path("/nonexistent")
+        command = ([sys.executable, "-m", "engram.mcp"] if fake_dir is None
+                   else [sys.executable, str(FAKE_SERVER), "--fake-dir", str(fake_dir)])
         self.proc = subprocess.Popen(
-            [sys.executable, str(FAKE_SERVER), "--fake-dir", str(fake_dir), *args],
+            [*command, *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=server_env())
         self.lines: list[bytes] = []
