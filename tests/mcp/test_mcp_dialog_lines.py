@@ -217,3 +217,21 @@ def test_forged_mismatched_replayed_and_expired_states_are_32602_and_write_nothi
     assert _modern_call(raw, args, requestState=late,
                         inputResponses=accept)["error"]["code"] == -32602
     assert _count(raw) == after
+
+
+def test_requests_beyond_the_in_flight_cap_are_refused_without_blocking_the_reader(
+        tmp_path: Path) -> None:
+    server = RawServer(["--dialog-timeout", "30"], tmp_path)
+    try:
+        _init(server, "2025-11-25")
+        for i in range(32):
+            server.send({"jsonrpc": "2.0", "id": f"s{i}", "method": "tools/call",
+                         "params": {"name": "engram_save", "arguments": {"text": f"Rule {i}."}}})
+        asks = [server.recv(lambda m: m.get("method") == "elicitation/create")
+                for _ in range(32)]
+        assert server.call("ping")["error"]["code"] == -32603
+        _answer(server, asks[0], result={"action": "cancel"})  # the reader still delivers
+        assert "result" in server.reply_to("s0")
+        assert server.call("ping")["result"] == {}
+    finally:
+        server.close()

@@ -143,7 +143,11 @@ class Server:
 
     def _start(self, req: Request) -> None:
         flight = Flight(req.id)
-        self._slots.acquire()
+        # Never block the reader: it must stay free to deliver the answers pending dialogs wait on.
+        if not self._slots.acquire(blocking=False):
+            self.send(error_message(req.id, p.INTERNAL_ERROR, "Server busy: "
+                                    f"{p.MAX_IN_FLIGHT} requests in flight; retry shortly"))
+            return
         thread = threading.Thread(target=self._work, args=(req, flight), daemon=True,
                                   name=f"engram-req-{req.id}")
         with self._lock:
