@@ -1,8 +1,8 @@
-"""MCP measurements for `engram bench`: cold start, tools/call round trip, idle memory.
+"""MCP measurements for `engram bench` (suite `mcp`): cold start, tools/call round trip, idle RSS.
 
-Each function spawns the real server (`python -m engram.mcp`) on a workspace the caller
-prepared (the bench harness builds the 1,000 / 10,000 memory fixtures) and returns numbers in
-milliseconds or kilobytes. Nothing here is a test: thresholds are for BENCHMARKS.md, not asserts.
+Each function spawns the real server (`python -m engram.mcp`) on a workspace (the synthetic
+stores of `store_bench.store_root`) and returns milliseconds or kilobytes. `run`/`render` follow
+the suite interface of `report.RUNNERS`. Nothing here is a test: targets are for BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 from typing import IO, Any
+
+from engram.bench.harness import percentile
 
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": {}}
@@ -82,7 +84,9 @@ def load_round_trip_ms(workspace: Path, query: str = "release checklist tests",
     try:
         _request(proc, 1, "initialize", INITIALIZE)
         args = {"name": "engram_load", "arguments": {"query": query}}
-        _request(proc, 2, "tools/call", args)  # warm-up: imports and index refresh
+        warm = _request(proc, 2, "tools/call", args)  # warm-up: imports and index refresh
+        if warm.get("result", {}).get("isError", True):
+            raise RuntimeError(f"engram_load failed, nothing to time: {warm}")
         times = []
         for i in range(runs):
             start = time.perf_counter()
@@ -90,9 +94,7 @@ def load_round_trip_ms(workspace: Path, query: str = "release checklist tests",
             times.append((time.perf_counter() - start) * 1000)
     finally:
         _stop(proc)
-    times.sort()
-    return {"load_p50_ms": statistics.median(times),
-            "load_p95_ms": times[max(0, int(len(times) * 0.95) - 1)]}
+    return {"load_p50_ms": statistics.median(times), "load_p95_ms": percentile(times, 95)}
 
 
 def idle_rss_kb(workspace: Path) -> int | None:
@@ -122,12 +124,28 @@ def precompile() -> None:
     compileall.compile_dir(str(Path(engram.__file__).parent), quiet=1)
 
 
-def measure(workspace: Path, runs: int = 10) -> dict[str, Any]:
-    """Everything above for one workspace, as one flat dict for BENCHMARKS.md."""
+def run(base: Path, sizes: list[int], runs: int = 10) -> dict[str, Any]:
+    """The `mcp` suite: cold start and idle RSS once, the load round trip per store size."""
+    from engram.bench.store_bench import store_root
+
     precompile()
-    return {**cold_start_ms(workspace, runs), **load_round_trip_ms(workspace),
-            "idle_rss_kb": idle_rss_kb(workspace)}
+    first = store_root(base, sizes[0])
+    out: dict[str, Any] = {"cold": cold_start_ms(first, runs), "idle_rss_kb": idle_rss_kb(first),
+                           "load": {}}
+    for n in sizes:
+        out["load"][n] = load_round_trip_ms(store_root(base, n), runs=runs * 5)
+    return out
 
 
-if __name__ == "__main__":
-    print(json.dumps(measure(Path(sys.argv[1] if len(sys.argv) > 1 else ".")), indent=2))
+def render(res: dict[str, Any]) -> list[str]:
+    cold = res["cold"]
+    rss = res["idle_rss_kb"]
+    lines = ["| engram-mcp | median |", "|---|---:|",
+             f"| spawn → `initialize` reply | {cold['initialize_p50_ms']:.0f} ms |",
+             f"| spawn → `server/discover` reply | {cold['discover_p50_ms']:.0f} ms |",
+             f"| idle RSS after `initialize` | {rss / 1024:.1f} MB |" if rss else
+             "| idle RSS after `initialize` | n/a |",
+             "", "| memories | `tools/call engram_load` p50 | p95 |", "|---:|---:|---:|"]
+    lines += [f"| {n:,} | {r['load_p50_ms']:.1f} ms | {r['load_p95_ms']:.1f} ms |"
+              for n, r in res["load"].items()]
+    return lines
