@@ -11,7 +11,7 @@ import json
 import os
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ class FakeProposal:
     items: list[Item]
     scope: str
     texts: list[str]
-    valid_until: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
 
     def outcome(self) -> Outcome:
         lines = [f"Candidate {i.number}: Verdict: {i.verdict} ({i.id})\n  {t}"
@@ -61,9 +61,6 @@ class FakeCore:
 
     def workspace_key(self) -> str:
         return str(self.dir)
-
-    def default_scope(self) -> str:
-        return "both"
 
     def resource_limit(self) -> int:
         return 20
@@ -95,23 +92,28 @@ class FakeCore:
         return Outcome(text="workspace: 2 memories", data={"counts": {"workspace": 2}})
 
     # write path --------------------------------------------------------------------------
-    def propose(self, candidates: str | list[dict[str, Any]], scope: str | None,
+    def propose(self, candidates: str, scope: str | None,
                 query_level: int | None) -> FakeProposal:
-        texts = ([c["text"] for c in candidates] if isinstance(candidates, list)
-                 else [_text_of(ln) for ln in candidates.splitlines() if ln.strip()])
+        texts = [_text_of(ln) for ln in candidates.splitlines() if ln.strip()]
+        scope = scope or "both"
+        add = "workspace: ADD; global: ADD" if scope == "both" else "ADD"
         items = []
         for n, text in enumerate(texts, 1):
             slug = "-".join(re.findall(r"[a-z0-9]+", text.lower())[:4]) or f"c{n}"
             dup = "duplicate" in text
-            items.append(Item(n, "NOOP duplicate of alpha" if dup else "ADD", slug, slug, not dup))
-        return self._pending(FakeProposal(secrets.token_hex(16), items, scope or "both", texts))
+            items.append(Item(n, "NOOP duplicate of alpha" if dup else add, slug, slug, not dup))
+        return self._pending(FakeProposal(secrets.token_hex(16), items, scope, texts))
+
+    def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
+                    scope: str | None) -> FakeProposal:
+        return self.propose(text.replace("\n", " "), scope, None)
 
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> FakeProposal:
         item = Item(1, "ADD", "note-" + "-".join(re.findall(r"[a-z0-9]+", text.lower())[:3]),
                     "note", True)
         proposal = FakeProposal(secrets.token_hex(16), [item], scope or "workspace", [text],
-                                valid_until="2099-01-01")
+                                {"id": item.id, "valid_until": "2099-01-01"})
         return self._pending(proposal, note=True)
 
     def _pending(self, proposal: FakeProposal, note: bool = False) -> FakeProposal:
@@ -169,8 +171,9 @@ class FakeCore:
             raise NotFoundError(f"no memory with id {memory_id!r}", hint="run engram search")
         return MEMORIES[memory_id]
 
-    def top_by_usage(self, n: int) -> list[str]:
-        return list(MEMORIES)[:n]
+    def top_by_usage(self, n: int) -> list[dict[str, Any]]:
+        return [{"id": i, "type": "rule", "scope": "workspace", "title": i.title()}
+                for i in list(MEMORIES)[:n]]
 
 
 def _text_of(line: str) -> str:

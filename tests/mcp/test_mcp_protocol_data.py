@@ -126,17 +126,22 @@ class _Item:
     writable: bool
 
 
-ITEMS = [_Item(1, "ADD", "run-smoke-suite", True), _Item(2, "UPDATE release", "release", True),
+ITEMS = [_Item(1, "workspace: ADD; global: ADD", "run-smoke-suite", True),
+         _Item(2, "workspace: UPDATE release; global: ADD", "release", True),
          _Item(3, "NOOP duplicate of alpha", "alpha-2", False)]
+SINGLE = [_Item(1, "ADD", "run-smoke-suite", True), _Item(2, "SUPERSEDE old", "new", True)]
 
 
 def test_save_form_offers_narrowing_only_from_both() -> None:
-    both = dlg.save_form(ITEMS, "both")
+    both = dlg.save_form(ITEMS)
     assert both is not None and both.scopes == ("both", "workspace", "global")
     assert both.numbers == (1, 2)
-    single = dlg.save_form(ITEMS, "workspace")
+    titles = [p["title"] for k, p in both.schema["properties"].items() if k != "scope"]
+    assert titles == ["1 ADD run-smoke-suite", "2 UPDATE/ADD release"]
+    single = dlg.save_form(SINGLE)
     assert single is not None and "scope" not in single.schema["properties"]
-    assert dlg.save_form(ITEMS[2:], "both") is None
+    assert single.schema["properties"]["c2"]["title"] == "2 SUPERSEDE new"
+    assert dlg.save_form(ITEMS[2:]) is None
 
 
 @pytest.mark.parametrize(("answer", "action", "numbers", "scope"), [
@@ -154,14 +159,14 @@ def test_save_form_offers_narrowing_only_from_both() -> None:
 ])
 def test_answers_map_to_decisions(answer: Any, action: str, numbers: tuple[int, ...],
                                   scope: str | None) -> None:
-    form = dlg.save_form(ITEMS, "both")
+    form = dlg.save_form(ITEMS)
     assert form is not None
     decision = dlg.interpret(form, answer)
     assert (decision.action, decision.numbers, decision.scope) == (action, numbers, scope)
 
 
 def test_a_scope_choice_can_never_widen() -> None:
-    form = dlg.save_form(ITEMS, "workspace")
+    form = dlg.save_form(SINGLE)
     assert form is not None
     decision = dlg.interpret(form, {"action": "accept", "content": {"scope": "both"}})
     assert decision.action == "decline"
@@ -170,7 +175,7 @@ def test_a_scope_choice_can_never_widen() -> None:
 # -- sealed request states --------------------------------------------------------------------
 
 def _pending() -> dlg.Pending:
-    form = dlg.save_form(ITEMS, "both")
+    form = dlg.save_form(ITEMS)
     assert form is not None
     return dlg.Pending("tok", form, Outcome(text="token text"))
 

@@ -20,15 +20,23 @@ if TYPE_CHECKING:
 class ProposalItem(Protocol):
     """One numbered candidate as the approval dialog shows it (never its memory text)."""
 
-    number: int
-    verdict: str  # "ADD", "UPDATE <id>", "SUPERSEDE <id>", "NOOP duplicate of <id>"
-    id: str
-    writable: bool
+    @property
+    def number(self) -> int: ...
+    @property
+    def verdict(self) -> str: ...  # "ADD", "UPDATE x", …; "workspace: ADD; global: …" for both
+    @property
+    def id(self) -> str: ...
+    @property
+    def writable(self) -> bool: ...
 
 
 class Proposal(Protocol):
-    token: str
-    items: Sequence[ProposalItem]
+    @property
+    def token(self) -> str: ...
+    @property
+    def items(self) -> Sequence[ProposalItem]: ...
+    @property
+    def data(self) -> dict[str, Any]: ...  # a note's {id, valid_until}
 
     def outcome(self) -> Outcome: ...
 
@@ -37,14 +45,15 @@ class Core(Protocol):
     """Every engine operation a tool, resource or prompt needs; each returns an Outcome."""
 
     def workspace_key(self) -> str: ...
-    def default_scope(self) -> str: ...
     def load(self, args: dict[str, Any]) -> Outcome: ...
     def route(self, task: str) -> Outcome: ...
     def search(self, query: str, limit: int) -> Outcome: ...
     def verify(self) -> Outcome: ...
     def status(self) -> Outcome: ...
-    def propose(self, candidates: str | list[dict[str, Any]], scope: str | None,
+    def propose(self, candidates: str, scope: str | None,
                 query_level: int | None) -> Proposal: ...
+    def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
+                    scope: str | None) -> Proposal: ...
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> Proposal: ...
     def commit(self, token: str, approve: str | list[int], scope: str | None) -> Outcome: ...
@@ -53,7 +62,7 @@ class Core(Protocol):
     def set_rule_variant(self, variant: str) -> Outcome: ...
     def index_text(self) -> str: ...
     def memory_text(self, memory_id: str) -> str: ...
-    def top_by_usage(self, n: int) -> list[str]: ...
+    def top_by_usage(self, n: int) -> list[dict[str, Any]]: ...  # {id, title?, type?}
     def resource_limit(self) -> int: ...
 
 
@@ -79,17 +88,12 @@ class EngineCore:
     def workspace_key(self) -> str:
         return str(self.roots.workspace.path)
 
-    def default_scope(self) -> str:
-        return str(self.roots.settings().get("scope"))
-
     def resource_limit(self) -> int:
         return self.roots.settings().int("mcp.resource_limit")
 
     def load(self, args: dict[str, Any]) -> Outcome:
-        ids = args.get("id")
         return self._mod("engram.search.api").load(  # type: ignore[no-any-return]
-            self.roots, query=args.get("query"),
-            ids=[i.strip() for i in ids.split(",") if i.strip()] if ids else None,
+            self.roots, query=args.get("query"), ids=args.get("id"),
             budget_tokens=args.get("budget_tokens"),
             disclosure=args.get("disclosure", "tiered"),
             full=bool(args.get("full", False)), explain=bool(args.get("explain", False)))
@@ -107,11 +111,16 @@ class EngineCore:
     def status(self) -> Outcome:
         return self._mod("engram.status").status(self.roots)  # type: ignore[no-any-return]
 
-    def propose(self, candidates: str | list[dict[str, Any]], scope: str | None,
-                query_level: int | None) -> Proposal:
+    def propose(self, candidates: str, scope: str | None, query_level: int | None) -> Proposal:
         api = self._mod("engram.proposals.api")
         return api.propose(  # type: ignore[no-any-return]
             self.roots, candidates, scope=scope, query_level=query_level)
+
+    def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
+                    scope: str | None) -> Proposal:
+        api = self._mod("engram.proposals.api")
+        return api.propose(  # type: ignore[no-any-return]
+            self.roots, text, scope=scope, type=type_, role=role, context=context, single=True)
 
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> Proposal:
@@ -140,13 +149,5 @@ class EngineCore:
     def memory_text(self, memory_id: str) -> str:
         return str(self._mod("engram.search.api").memory_text(self.roots, memory_id))
 
-    def top_by_usage(self, n: int) -> list[str]:
-        found = self._mod("engram.search.api").top_by_usage(self.roots, n)
-        return [_memory_id(m) for m in found]
-
-
-def _memory_id(item: Any) -> str:
-    """top_by_usage may hand back ids, `Memory` objects or `scope:id` keys; we need the id."""
-    if isinstance(item, str):
-        return item.split(":", 1)[1] if item.startswith(("workspace:", "global:")) else item
-    return str(item.id)
+    def top_by_usage(self, n: int) -> list[dict[str, Any]]:
+        return list(self._mod("engram.search.api").top_by_usage(self.roots, n))

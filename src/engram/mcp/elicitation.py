@@ -42,21 +42,37 @@ class Decision(NamedTuple):
     scope: str | None = None
 
 
-def save_form(items: Sequence[ProposalItem], scope: str) -> Form | None:
+def verdict_kinds(verdict: str) -> str:
+    """'ADD' -> 'ADD'; 'workspace: ADD; global: UPDATE x' -> 'ADD/UPDATE' (no ids, no text)."""
+    kinds: list[str] = []
+    for part in verdict.split(";"):
+        words = part.split(":", 1)[-1].split()
+        if words and words[0] not in kinds:
+            kinds.append(words[0])
+    return "/".join(kinds) or "?"
+
+
+def targets_both(items: Sequence[ProposalItem]) -> bool:
+    """A proposal planned for both roots labels each verdict per scope."""
+    return any("workspace:" in i.verdict and "global:" in i.verdict for i in items)
+
+
+def save_form(items: Sequence[ProposalItem]) -> Form | None:
     """The candidates form; None when nothing is writable (all NOOP: there is nothing to ask)."""
     writable = [i for i in items if i.writable]
     if not writable:
         return None
     props: dict[str, Any] = {}
     for item in writable:
-        title = f"{item.number} {item.verdict.split()[0]} {item.id}"
+        title = f"{item.number} {verdict_kinds(item.verdict)} {item.id}"
         props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title), "default": True}
-    scopes = ("both", "workspace", "global") if scope == "both" else ()
+    scopes = ("both", "workspace", "global") if targets_both(items) else ()
     if scopes:
         props["scope"] = {"type": "string", "title": "Save to", "enum": list(scopes),
                           "default": "both"}
     noop = [i for i in items if not i.writable]
-    message = (f"Engram: approve {len(writable)} memory candidate(s) for {scope}? "
+    where = " to both the workspace and the global memory" if scopes else ""
+    message = (f"Engram: approve saving {len(writable)} memory candidate(s){where}? "
                "Untick any you do not want saved.")
     if noop:
         message += " Not shown, already known: " + ", ".join(f"{i.number} {i.verdict}"

@@ -131,15 +131,15 @@ class Handlers:
                                      args.get("scope"))
         if name == "engram_save_session":
             return core.propose(args["candidates"], args.get("scope"), args.get("query_level"))
-        keys = ("text", "type", "role", "context")
-        candidate: dict[str, Any] = {k: args[k] for k in keys if k in args}
-        return core.propose([candidate], args.get("scope"), None)
+        return core.propose_one(args["text"], args.get("type"), args.get("role"),
+                                args.get("context"), args.get("scope"))
 
-    def _form(self, name: str, args: dict[str, Any], proposal: Proposal) -> dlg.Form | None:
+    @staticmethod
+    def _form(name: str, proposal: Proposal) -> dlg.Form | None:
         if name == "engram_note":
-            return dlg.note_form(proposal.items, getattr(proposal, "valid_until", None))
-        scope = args.get("scope") or getattr(proposal, "scope", None) or self.core.default_scope()
-        return dlg.save_form(proposal.items, str(scope))
+            until = proposal.data.get("valid_until")
+            return dlg.note_form(proposal.items, str(until) if until else None)
+        return dlg.save_form(proposal.items)
 
     def _propose_flow(self, name: str, args: dict[str, Any],
                       ctx: CallContext) -> Outcome | InputRequired:
@@ -147,7 +147,7 @@ class Handlers:
         fallback = proposal.outcome()
         if not ctx.dialog:
             return fallback
-        form = self.engine(lambda: self._form(name, args, proposal))
+        form = self._form(name, proposal)
         if form is None:
             return fallback
         pending = dlg.Pending(proposal.token, form, fallback)
@@ -206,13 +206,11 @@ class Handlers:
         index = {"uri": INDEX_URI, "name": "index", "title": "Engram memory index",
                  "description": "One-line cards of all visible memories.", "mimeType": MARKDOWN}
 
-        def top() -> list[str]:
+        def top() -> list[dict[str, Any]]:
             n = self.core.resource_limit()
             return self.core.top_by_usage(n) if n > 0 else []
 
-        ids = self.engine(top)
-        return [index] + [{"uri": MEMORY_URI_PREFIX + i, "name": i, "mimeType": MARKDOWN}
-                          for i in ids]
+        return [index] + [_memory_resource(m) for m in self.engine(top)]
 
     @staticmethod
     def templates() -> list[dict[str, Any]]:
@@ -258,6 +256,16 @@ def _amend(outcome: Outcome, **changes: Any) -> Outcome:
     from dataclasses import replace
 
     return replace(outcome, **changes)
+
+
+def _memory_resource(memory: dict[str, Any]) -> dict[str, Any]:
+    entry = {"uri": MEMORY_URI_PREFIX + str(memory["id"]), "name": str(memory["id"]),
+             "mimeType": MARKDOWN}
+    if memory.get("title"):
+        entry["title"] = str(memory["title"])
+    if memory.get("type"):
+        entry["description"] = f"{memory['type']} memory ({memory.get('scope', 'workspace')})"
+    return entry
 
 
 def tool_result(outcome: Outcome) -> dict[str, Any]:
