@@ -5,6 +5,7 @@ own modules. The public API is re-exported here; the modules behind it are:
 
     rules.py       the rule table (data): kind, category, label, pattern, placeholder
     validators.py  checks a regex cannot make (Luhn, octets, placeholders, code vs literal)
+    engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate
     scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape

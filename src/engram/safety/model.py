@@ -34,8 +34,10 @@ class Finding:
 class Rule:
     """One scan rule: a table row in `rules.py`.
 
-    `hints` are lower-case substrings of which at least one must occur in the text for the
-    pattern to run at all (a cheap prefilter); an empty tuple means "always run".
+    `hints` are lower-case substrings, one of which occurs in every match (a cheap prefilter):
+    the pattern only runs on lines that contain a hint; an empty tuple means "run everywhere"
+    (right for patterns that start with a literal, which `re` already finds quickly). With
+    `anchored`, every match *starts* at a hint, and the pattern is only tried at those places.
     `value_groups` name the regex groups holding the sensitive value (first one that matched
     wins); without them the whole match is the sensitive span.
     """
@@ -48,6 +50,7 @@ class Rule:
     hints: tuple[str, ...] = ()
     value_groups: tuple[str, ...] = ()
     validate: Validator | None = None
+    anchored: bool = False
     # Private keys span many lines: redaction extends the span to the END marker.
     multiline_block: bool = False
 

@@ -1,14 +1,15 @@
 """Rewriting text so it can be stored: secrets/PII become placeholders, injection lines go.
 
 Owns `redact` and `strip_injection_lines`, used for working notes (SPEC §7.9) where the text is
-cleaned rather than refused. It does not decide what is sensitive (`scan.py`, `rules.py`).
+cleaned rather than refused. It does not decide what is sensitive (`engine.py`, `rules.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engram.safety.scan import apply_hits, injection_lines, secret_hits
+from engram.safety.engine import apply_hits, injection_lines, secret_hits
+from engram.safety.scan import allowed_emails
 
 # Replacing one span can, in contrived input, make a neighbouring fragment match a rule it did
 # not match before; a few passes reach the fixpoint, which is what makes `redact` idempotent.
@@ -21,7 +22,7 @@ def redact(text: str, *, allow_emails: Iterable[str] = ()) -> tuple[str, int]:
     Assignments keep their name (`password=[REDACTED:password]`) so the text still reads.
     Injection lines are left alone: see `strip_injection_lines`.
     """
-    allow = frozenset(e.strip().lower() for e in allow_emails if e.strip())
+    allow = allowed_emails(allow_emails)
     total = 0
     for _ in range(_MAX_PASSES):
         hits = secret_hits(text, allow)

@@ -3,9 +3,9 @@
 Owns every pattern the safety package knows. Order matters: when two secret rules match
 overlapping text, the earlier (more specific) row wins, so `STRIPE_API_KEY=sk_live_…` is
 reported as a Stripe key, not as a generic assignment. Every quantifier is bounded and every
-pattern starts at a token boundary (a negative lookbehind), so a long run of similar characters
-has one start position, not one per character: scanning stays linear on hostile input.
-It does not own the judgement regexes cannot make (`validators.py`) nor the scanning loop.
+token pattern checks a boundary before its start (a lookbehind), so a long run of similar
+characters has one start position, not one per character: scanning stays linear on hostile
+input. It does not own the judgement regexes cannot make (`validators.py`) nor the scan loop.
 """
 
 from __future__ import annotations
@@ -13,110 +13,122 @@ from __future__ import annotations
 import re
 
 from engram.safety import validators as v
-from engram.safety.model import Category, Rule
+from engram.safety.model import Category, Rule, Validator
 
-# --- assignments: NAME [:=] value ---------------------------------------------------------------
-# The name may carry a prefix (`STRIPE_`, `db.`); it must end on the keyword, so
-# `password_hash = …` and `max_tokens = …` are not assignments of a password or a token.
-_NAME_START = r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,60}?"
-# `==` is a comparison, `::` a path, `:/` a URL scheme.
+
+def _ci(word: str) -> str:
+    """`pass` -> `[Pp][Aa][Ss][Ss]`: case-insensitive without `(?i)`, which `re` runs slowly."""
+    return "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+# --- assignments: NAME [:=] value ----------------------------------------------------------------
+# Matched from the keyword on (any prefix may precede it: `STRIPE_`, `db.`), and the keyword
+# must be followed by the separator, so `password_hash = …` and `max_tokens = …` are not
+# assignments of a password or a token. `==` is a comparison, `::` a path, `:/` a URL scheme.
 _SEP = r"""["']?[ \t]{0,8}(?::=|=(?!=)|:(?![:/]))[ \t]{0,8}"""
 _VALUE = (
-    r""""(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'"""
-    r"""|`?(?P<bare>[^\s"'`,;&()\[\]{}<>]{1,300})"""
-)
-_PASSWORD_NAME = r"(?i:password|passwd|passphrase)"
-_TOKEN_NAME = (
-    r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key"
-    r"|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|credentials?)"
+    r"""(?:"(?P<dq>[^"\n]{1,300})"|'(?P<sq>[^'\n]{1,300})'"""
+    r"""|`?(?P<bare>[^\s"'`,;&()\[\]{}<>]{1,300}))"""
 )
 _VALUE_GROUPS = ("dq", "sq", "bare")
+# 0-255 without zero padding (`10.01.02.03` is a version string or an OID, not an address).
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_PASSWORD_NAME = _ci("pass") + "(?:" + "|".join(_ci(w) for w in ("word", "wd", "phrase")) + ")"
+# `…key` only counts with a qualifier in front (api_key, SECRET_KEY): the validator checks it.
+_TOKEN_NAME = (
+    "(?P<name>" + "|".join(_ci(w) for w in ("token", "secret", "key", "credentials", "credential"))
+    + ")"
+)
 
 
 def _secret(kind: str, label: str, placeholder: str, pattern: str, *hints: str,
-            validate: v.Validator | None = None, groups: tuple[str, ...] = (),
-            category: Category = "secret") -> Rule:
+            validate: Validator | None = None, groups: tuple[str, ...] = (),
+            category: Category = "secret", anchored: bool = False) -> Rule:
     return Rule(
-        kind=kind, category=category, label=label,
-        pattern=re.compile(pattern), placeholder=placeholder, hints=hints,
-        value_groups=groups, validate=validate,
+        kind=kind, category=category, label=label, pattern=re.compile(pattern),
+        placeholder=placeholder, hints=hints, value_groups=groups, validate=validate,
+        anchored=anchored,
     )
 
 
+# Patterns that begin with a literal need no hints: `re` skips to that literal by itself. The
+# boundary check then comes *after* the literal, as a lookbehind over it (`sk-(?<![\w-].{3})`),
+# because a leading lookbehind would make `re` try every position of the text.
 SECRET_RULES: tuple[Rule, ...] = (
     Rule(
         kind="secret.private_key", category="secret", label="private key",
         pattern=re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
-        placeholder="private-key", hints=("private key",), multiline_block=True,
+        placeholder="private-key", multiline_block=True,
     ),
     _secret("secret.aws_access_key", "AWS access key", "aws-access-key",
-            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-            r"[A-Z0-9]{16}(?![A-Za-z0-9])",
-            "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "apka"),
+            r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)(?<![A-Za-z0-9].{4})"
+            r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
     _secret("secret.aws_secret_key", "AWS secret key", "aws-secret-key",
-            r"(?<![A-Za-z0-9])(?i:aws)[A-Za-z0-9_.-]{0,30}?(?i:secret)[A-Za-z0-9_.-]{0,30}?"
-            + _SEP + r"""["']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
-            "secret", groups=("v",)),
+            _ci("aws") + r"(?<![A-Za-z0-9].{3})[A-Za-z0-9_.-]{0,30}?" + _ci("secret")
+            + r"[A-Za-z0-9_.-]{0,30}?" + _SEP
+            + r"""["']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
+            "aws", groups=("v",), anchored=True),
     _secret("secret.github_token", "GitHub token", "github-token",
-            r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})",
-            "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+            r"(?:gh[pousr]_(?<![A-Za-z0-9_].{4})[A-Za-z0-9]{30,255}"
+            r"|github_pat_(?<![A-Za-z0-9_].{11})[A-Za-z0-9_]{30,255})"),
     _secret("secret.gitlab_token", "GitLab token", "gitlab-token",
-            r"(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,64}", "glpat-"),
+            r"glpat-(?<![A-Za-z0-9_-].{6})[A-Za-z0-9_-]{20,64}"),
     _secret("secret.slack_token", "Slack token", "slack-token",
-            r"(?<![A-Za-z0-9-])(?:xox[abpsre]|xapp)-[A-Za-z0-9-]{10,250}",
-            "xox", "xapp-", validate=v.has_digit),
+            r"x(?:ox[abpsre]|app)-(?<![A-Za-z0-9-].{5})[A-Za-z0-9-]{10,250}",
+            validate=v.has_digit),
     _secret("secret.slack_webhook", "Slack webhook URL", "slack-webhook",
-            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,300}",
-            "hooks.slack.com"),
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,300}"),
     _secret("secret.stripe_key", "Stripe secret key", "stripe-key",
-            r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}", "_live_", "_test_"),
+            r"[sr]k_(?<![A-Za-z0-9_].{3})(?:live|test)_[A-Za-z0-9]{16,247}",
+            "sk_live_", "sk_test_", "rk_live_", "rk_test_", anchored=True),
     _secret("secret.sk_api_key", "sk- API key (OpenAI/Anthropic style)", "api-key",
-            r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,250}", "sk-", validate=v.has_digit),
+            r"sk-(?<![A-Za-z0-9_-].{3})[A-Za-z0-9_-]{20,250}", validate=v.has_digit),
     _secret("secret.google_api_key", "Google API key", "google-api-key",
-            r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", "aiza"),
+            r"AIza(?<![A-Za-z0-9_-].{4})[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     _secret("secret.npm_token", "npm token", "npm-token",
-            r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_"),
+            r"npm_(?<![A-Za-z0-9_].{4})[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     _secret("secret.jwt", "JSON Web Token", "jwt",
-            r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,2000}\.[A-Za-z0-9_-]{5,4000}"
-            r"\.[A-Za-z0-9_-]{8,2000}", "eyj"),
+            r"eyJ(?<![A-Za-z0-9_-].{3})[A-Za-z0-9_-]{5,2000}\.[A-Za-z0-9_-]{5,4000}"
+            r"\.[A-Za-z0-9_-]{8,2000}"),
     _secret("secret.url_credentials", "password in a URL", "url-password",
-            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@?#\[\]]{1,128}"
-            r":(?P<v>[^\s:/@?#\[\]]{1,256})@[A-Za-z0-9]",
-            "://", validate=v.url_password, groups=("v",)),
+            r"://[^\s:/@?#\[\]]{1,128}:(?P<v>[^\s:/@?#\[\]]{1,256})@[A-Za-z0-9]",
+            validate=v.url_password, groups=("v",)),
     _secret("secret.bearer_token", "bearer token", "bearer-token",
-            r"(?<![A-Za-z0-9])(?i:bearer)[ \t]{1,4}(?P<v>[A-Za-z0-9._~+/-]{16,2000}=*)",
-            "bearer", validate=v.has_digit, groups=("v",)),
+            _ci("bearer") + r"(?<![A-Za-z0-9].{6})[ \t]{1,4}(?P<v>[A-Za-z0-9._~+/-]{16,2000}=*)",
+            "bearer", validate=v.has_digit, groups=("v",), anchored=True),
     _secret("secret.password", "password assignment", "password",
-            _NAME_START + _PASSWORD_NAME + _SEP + "(?:" + _VALUE + ")",
-            "passw", "passphrase", validate=v.password_value, groups=_VALUE_GROUPS),
+            _PASSWORD_NAME + _SEP + _VALUE,
+            "pass", validate=v.password_value, groups=_VALUE_GROUPS, anchored=True),
     _secret("secret.assignment", "secret/token/API key assignment", "secret",
-            _NAME_START + _TOKEN_NAME + _SEP + "(?:" + _VALUE + ")",
-            "secret", "token", "key", "credential",
-            validate=v.token_value, groups=_VALUE_GROUPS),
+            _TOKEN_NAME + _SEP + _VALUE,
+            "token", "secret", "key", "credential",
+            validate=v.token_value, groups=_VALUE_GROUPS, anchored=True),
     _secret("pii.card_number", "payment card number", "card-number",
-            r"(?<![\w-])(?<!\d[ -])[2-6]\d{3}(?:[ -]?\d){9,15}(?!\w)(?!-\d)",
-            validate=v.card, category="pii"),
+            r"[2-6](?<![\w-].)(?<!\d[ -].)\d{3}(?:[ -]?\d){9,15}(?!\w)(?!-\d)",
+            "2", "3", "4", "5", "6", validate=v.card, category="pii"),
     _secret("pii.email", "e-mail address", "email",
             r"(?<![\w.+%-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9][A-Za-z0-9-]{0,62}"
             r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![\w-])",
             "@", validate=v.email, category="pii"),
     _secret("pii.internal_ip", "internal IP address", "internal-ip",
-            r"(?<![\w.])(?:10(?:\.\d{1,3}){3}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2}"
-            r"|192\.168(?:\.\d{1,3}){2})(?!\w)(?!\.\d)",
-            "10.", "172.", "192.168.", validate=v.internal_ip, category="pii"),
+            r"(?:10(?<![\w.]..)(?:\." + _OCTET + r"){3}"
+            r"|172(?<![\w.]...)\.(?:1[6-9]|2\d|3[01])(?:\." + _OCTET + r"){2}"
+            r"|192(?<![\w.]...)\.168(?:\." + _OCTET + r"){2})(?!\w)(?!\.\d)",
+            validate=v.internal_ip, category="pii"),
 )
 
+
 # --- prompt injection: judged per line, on the line's start --------------------------------------
-# A line "starts" after indentation, block quotes, a list marker, an opening quote or bold, and
-# an optional shouted label ("IMPORTANT:"). Unicode line separators also start a line, because
-# a model reads them as line breaks even though `^` does not.
+# Each pattern is `_LEAD` + a body, tried at the start of one line (`scan.injection_lines`
+# splits the text). A line "starts" after indentation, block quotes, a list marker, an opening
+# quote or bold, and an optional shouted label ("IMPORTANT:"). Bodies are written in lower case.
 _LEAD = (
-    r"(?:^|(?<=[\r\x0b\x0c\x85\u2028\u2029]))[ \t]{0,40}(?:>[ \t]{0,8}){0,4}"
+    r"[ \t]{0,40}(?:>[ \t]{0,8}){0,4}"
     r"(?:(?:[-*+\u2022]|\d{1,4}[.)])[ \t]{1,8})?(?:\*\*|__|[\"'\u201c\u2018\u00ab(])?[ \t]{0,8}"
-    r"(?:(?:important|note|attention|urgent|warning|system|admin|assistant|user)"
+    r"(?:(?:please[ \t]+)?(?:important|note|attention|urgent|warning|system|admin|assistant|user)"
     r"[ \t]{0,4}[:!][ \t]{0,8})?"
 )
-_END = r"(?=[ \t]{0,8}(?:\r?$|[.,;:!]|and\b))"
+_END = r"(?=[ \t]{0,8}(?:$|[.,;:!]|and\b))"
 _VERB = (
     r"(?:ignore|forget|disregard|override|overrule|bypass|discard|abandon"
     r"|(?:do[ \t]+not|don'?t|never|stop)[ \t]+(?:follow(?:ing)?|obey(?:ing)?))"
@@ -133,7 +145,7 @@ _NOUN = (
     r"|restrictions|limitations|safeguards)\b"
 )
 _IGNORE = (
-    _LEAD + _VERB + r"\b[ \t,:-]{1,4}(?:"
+    r"(?:" + _VERB + r"\b[ \t,:-]{1,4}(?:"
     + _DET + _QUAL + r"(?:[ \t]+[a-z'-]{1,20})?[ \t]+" + _NOUN
     + r"|(?:all|any|every|your)[ \t]+(?:(?:of[ \t]+)?(?:the|your|my)[ \t]+)?" + _NOUN
     + r"|(?:everything|anything|all)[ \t]+you(?:'ve|'re|[ \t]+have|[ \t]+were|[ \t]+was)?"
@@ -143,11 +155,11 @@ _IGNORE = (
     r"(?:[ \t]+(?:this[ \t]+(?:line|point|message)|here))?" + _END
     + r"|(?:all[ \t]+of[ \t]+)?the[ \t]+above" + _END
     + r"|(?:previous|prior|above)" + _END + r")"
-    r"|" + _LEAD + r"(?:ignora|olvida|descarta|omite)[ \t]+(?:(?:todas|todo)[ \t]+)?"
+    r"|(?:ignora|olvida|descarta|omite)[ \t]+(?:(?:todas|todo)[ \t]+)?"
     r"(?:(?:las|tus|lo)[ \t]+)?(?:(?:instrucciones|reglas|indicaciones)[ \t]+(?:anteriores|previas)"
-    r"|anterior\b)"
+    r"|anterior\b))"
 )
-_ROLE = _LEAD + (
+_ROLE = (
     r"(?:you[ \t]+are[ \t]+now[ \t]+(?:a|an|the|my|no[ \t]+longer|free|unrestricted|unfiltered"
     r"|uncensored|jailbroken|dan|in[ \t]+(?:dan|god|jailbreak|unrestricted|developer)[ \t]+mode"
     r"|acting|going[ \t]+to|called|named|operating[ \t]+as|playing)\b"
@@ -161,22 +173,22 @@ _ROLE = _LEAD + (
     r"(?:a|an|my|no[ \t]+longer|free|unrestricted|dan)\b"
     r"|i[ \t]+want[ \t]+you[ \t]+to[ \t]+(?:act|behave|pretend|role[ -]?play)\b)"
 )
-_JAILBREAK = _LEAD + (
+_JAILBREAK = (
     r"(?:(?:enable|enter|activate|switch[ \t]+to|turn[ \t]+on)[ \t]+"
     r"(?:dan|jailbreak|god|unrestricted)[ \t]+mode\b"
     r"|(?:dan|jailbreak)[ \t]+mode[ \t]+(?:enabled|activated|on)\b)"
 )
-_MARKUP = _LEAD + (
+_MARKUP = (
     r"(?:</?(?:system|sys)(?:[-_ ]?(?:prompt|message|instructions?|reminder))?[ \t]*>"
     r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id"
-    r"|end_header_id|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|\[/?SYSTEM\])"
+    r"|end_header_id|begin_of_text)\|>|\[/?inst\]|<</?sys>>|\[/?system\])"
 )
-_HEADER = _LEAD + (
+_HEADER = (
     r"(?:\#{1,6}[ \t]*)?(?:system[ \t]+(?:prompt|message|override|instructions?|update)"
     r"|(?:new|updated|real|hidden|secret|true)[ \t]+(?:system[ \t]+)?instructions?"
     r"|admin(?:istrator)?[ \t]+override|developer[ \t]+override)[ \t]*:"
 )
-_LEAK = _LEAD + (
+_LEAK = (
     r"(?:reveal|print|show|repeat|output|display|leak|dump|tell[ \t]+me|give[ \t]+me"
     r"|what[ \t]+(?:is|are|was|were))[ \t]+(?:me[ \t]+)?your[ \t]+"
     r"(?:(?:full|entire|original|hidden|initial|secret|exact)[ \t]+)?"
@@ -184,21 +196,44 @@ _LEAK = _LEAD + (
 )
 
 
-def _injection(kind: str, label: str, pattern: str, *hints: str) -> Rule:
+# The words a line can open with (after `_LEAD`) for any pattern above to match, plus the
+# labels `_LEAD` skips. The scanner runs the patterns only on lines that open with one of these
+# (or with `<`, `[` or `#`), which keeps plain prose cheap. Keep in sync with the patterns.
+INJECTION_OPENERS = frozenset({
+    # _IGNORE
+    "ignore", "forget", "disregard", "override", "overrule", "bypass", "discard", "abandon",
+    "do", "don't", "dont", "never", "stop", "ignora", "olvida", "descarta", "omite",
+    # _ROLE, _JAILBREAK
+    "you", "act", "behave", "respond", "answer", "pretend", "role", "role-play", "roleplay",
+    "from", "i", "enable", "enter", "activate", "switch", "turn", "dan", "jailbreak",
+    # _HEADER, _LEAK
+    "system", "new", "updated", "real", "hidden", "secret", "true", "admin", "administrator",
+    "developer", "reveal", "print", "show", "repeat", "output", "display", "leak", "dump", "tell",
+    "give", "what",
+    # labels in _LEAD
+    "please", "important", "note", "attention", "urgent", "warning", "assistant", "user",
+})
+INJECTION_OPENING_MARKS = "<[#"
+# Characters `_LEAD` may skip before the first word (a superset is fine: it only gates).
+LEAD_CHARS = " \t>-*+\u2022\"'\u201c\u2018\u00ab(_0123456789.)"
+
+
+def _injection(kind: str, label: str, body: str) -> Rule:
     return Rule(kind=kind, category="injection", label=label,
-                pattern=re.compile(pattern, re.IGNORECASE | re.MULTILINE), hints=hints)
+                pattern=re.compile(_LEAD + body, re.IGNORECASE))
 
 
-INJECTION_RULES: tuple[Rule, ...] = (
-    _injection("injection.ignore_instructions", "ignore-previous-instructions line", _IGNORE,
-               "ignor", "forget", "disregard", "overr", "bypass", "discard", "abandon",
-               "follow", "obey", "olvida", "descarta", "omite"),
-    _injection("injection.role_override", "role/persona override line", _ROLE,
-               "now", "act", "behave", "respond", "answer", "pretend", "play", "want"),
-    _injection("injection.jailbreak_mode", "jailbreak-mode line", _JAILBREAK, "mode"),
-    _injection("injection.chat_markup", "chat-template markup line", _MARKUP,
-               "<", "[inst", "[/inst", "[system", "[/system"),
-    _injection("injection.fake_header", "fake system/instructions header", _HEADER,
-               "instruction", "system", "override"),
-    _injection("injection.prompt_leak", "system-prompt extraction line", _LEAK, "your"),
+_INJECTION_BODIES = (
+    ("injection.ignore_instructions", "ignore-previous-instructions line", _IGNORE),
+    ("injection.role_override", "role/persona override line", _ROLE),
+    ("injection.jailbreak_mode", "jailbreak-mode line", _JAILBREAK),
+    ("injection.chat_markup", "chat-template markup line", _MARKUP),
+    ("injection.fake_header", "fake system/instructions header", _HEADER),
+    ("injection.prompt_leak", "system-prompt extraction line", _LEAK),
+)
+INJECTION_RULES: tuple[Rule, ...] = tuple(_injection(*row) for row in _INJECTION_BODIES)
+# All bodies behind one `_LEAD`, for a lower-cased line: one match call per line instead of one
+# per rule, and no IGNORECASE (slow in `re`). Group `r<i>` names the rule; order is precedence.
+INJECTION_LINE = re.compile(
+    _LEAD + "(?:" + "|".join(f"(?P<r{i}>{row[2]})" for i, row in enumerate(_INJECTION_BODIES)) + ")"
 )

@@ -29,6 +29,12 @@ _PLACEHOLDER_VALUES = frozenset({
 })
 _DOTTED_CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _LETTERS_ONLY = re.compile(r"[A-Za-z_-]+")
+_DIGIT = re.compile(r"\d")
+_SPACE = re.compile(r"\s")
+# A bare `key` name is too common (cache_key, primary_key): only these qualifiers make it secret.
+_KEY_QUALIFIER = re.compile(
+    r"(?:api|access|secret|private|signing|encryption|master|client)[_-]?\Z"
+)
 
 
 def luhn_ok(digits: str) -> bool:
@@ -43,16 +49,13 @@ def luhn_ok(digits: str) -> bool:
 
 
 def card(match: re.Match[str], _allow: frozenset[str]) -> bool:
-    digits = re.sub(r"[ -]", "", match.group(0))
+    digits = match.group(0).replace(" ", "").replace("-", "")
     return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_ok(digits)
 
 
 def internal_ip(match: re.Match[str], _allow: frozenset[str]) -> bool:
-    address = match.group(0)
-    octets = address.split(".")
-    if any(len(o) > 1 and o.startswith("0") for o in octets):
-        return False  # zero-padded groups are version strings or OIDs, not addresses
-    return all(int(o) <= 255 for o in octets) and address not in _BLOCK_ADDRESSES
+    """Octet ranges are in the pattern; what is left is the documented block exemption."""
+    return match.group(0) not in _BLOCK_ADDRESSES
 
 
 def email(match: re.Match[str], allow: frozenset[str]) -> bool:
@@ -88,7 +91,9 @@ def _looks_like_code(match: re.Match[str], value: str, quoted: bool, end: int) -
     if quoted:
         return False
     following = match.string[end : end + 1]
-    return following in ("(", "[", ".") or _DOTTED_CODE.fullmatch(value) is not None
+    if following in ("(", "[", ".") or value.startswith(("/", "./", "~/")):
+        return True  # a call, an index or a file path
+    return _DOTTED_CODE.fullmatch(value) is not None
 
 
 _GROUPS = ("dq", "sq", "bare")
@@ -104,18 +109,26 @@ def password_value(match: re.Match[str], _allow: frozenset[str]) -> bool:
     return len(value) >= 4 and _LETTERS_ONLY.fullmatch(value) is None
 
 
+def _secret_name(match: re.Match[str]) -> bool:
+    if match.group("name").lower() != "key":
+        return True
+    before = match.string[max(0, match.start() - 12) : match.start()].lower()
+    return _KEY_QUALIFIER.search(before) is not None
+
+
 def token_value(match: re.Match[str], _allow: frozenset[str]) -> bool:
     """Token-like: 8+ chars, no spaces, a digit (or 20+ chars of mixed case), not a number."""
     value, quoted, end = _value(match, _GROUPS)
-    if _placeholder(value) or _looks_like_code(match, value, quoted, end):
-        return False
-    if len(value) < 8 or any(c.isspace() for c in value):
+    if len(value) < 8 or _SPACE.search(value):
         return False
     if value.isdigit():
         return len(value) >= 16  # counts, ports and TTLs are short numbers
-    has_digit = any(c.isdigit() for c in value)
-    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
-    return has_digit or (mixed and len(value) >= 20)
+    mixed = value != value.lower() and value != value.upper()
+    if _DIGIT.search(value) is None and not (mixed and len(value) >= 20):
+        return False
+    if not _secret_name(match):
+        return False
+    return not (_placeholder(value) or _looks_like_code(match, value, quoted, end))
 
 
 def url_password(match: re.Match[str], _allow: frozenset[str]) -> bool:
@@ -126,4 +139,4 @@ def url_password(match: re.Match[str], _allow: frozenset[str]) -> bool:
 def has_digit(match: re.Match[str], _allow: frozenset[str]) -> bool:
     """Real keys and bearer tokens are random: a value without any digit is prose."""
     value = match.group("v") if "v" in match.re.groupindex else match.group(0)
-    return any(c.isdigit() for c in value) and not _placeholder(value)
+    return _DIGIT.search(value) is not None and not _placeholder(value)
