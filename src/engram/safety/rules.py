@@ -91,7 +91,8 @@ SECRET_RULES: tuple[Rule, ...] = (
             r"eyJ(?<![A-Za-z0-9_-].{3})[A-Za-z0-9_-]{5,2000}\.[A-Za-z0-9_-]{5,4000}"
             r"\.[A-Za-z0-9_-]{8,2000}"),
     _secret("secret.url_credentials", "password in a URL", "url-password",
-            r"://[^\s:/@?#\[\]]{1,128}:(?P<v>[^\s:/@?#\[\]]{1,256})@[A-Za-z0-9]",
+            r"://[^\s:/@?#\[\]]{1,128}:(?P<v>[^\s:/@?#\[\]]{1,256})"
+            r"@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252})",
             validate=v.url_password, groups=("v",)),
     _secret("secret.bearer_token", "bearer token", "bearer-token",
             _ci("bearer") + r"(?<![A-Za-z0-9].{6})[ \t]{1,4}(?P<v>[A-Za-z0-9._~+/-]{16,2000}=*)",
@@ -126,7 +127,7 @@ _LEAD = (
     r"[ \t]{0,40}(?:>[ \t]{0,8}){0,4}"
     r"(?:(?:[-*+\u2022]|\d{1,4}[.)])[ \t]{1,8})?(?:\*\*|__|[\"'\u201c\u2018\u00ab(])?[ \t]{0,8}"
     r"(?:(?:please[ \t]+)?(?:important|note|attention|urgent|warning|system|admin|assistant|user)"
-    r"[ \t]{0,4}[:!][ \t]{0,8})?"
+    r"[ \t]{0,4}[:!][ \t]{0,8})?(?:(?:please|kindly|now)[ \t]*,?[ \t]{1,8})?"
 )
 _END = r"(?=[ \t]{0,8}(?:$|[.,;:!]|and\b))"
 _VERB = (
@@ -148,11 +149,13 @@ _IGNORE = (
     r"(?:" + _VERB + r"\b[ \t,:-]{1,4}(?:"
     + _DET + _QUAL + r"(?:[ \t]+[a-z'-]{1,20})?[ \t]+" + _NOUN
     + r"|(?:all|any|every|your)[ \t]+(?:(?:of[ \t]+)?(?:the|your|my)[ \t]+)?" + _NOUN
+    + r"|" + _DET + _NOUN + r"[ \t]+(?:(?:above|before|earlier|previously|so[ \t]+far)" + _END
+    + r"|you(?:'ve|[ \t]+have|[ \t]+were)?[ \t]+(?:been[ \t]+)?(?:given|received|told)\b)"
     + r"|(?:everything|anything|all)[ \t]+you(?:'ve|'re|[ \t]+have|[ \t]+were|[ \t]+was)?"
     r"[ \t]+(?:been[ \t]+)?(?:told|taught|given|instructed|trained)"
     r"|(?:everything|anything|all)(?:[ \t]+(?:that[ \t]+)?(?:(?:was|is|i|we)[ \t]+)?"
     r"(?:said|written|stated|told[ \t]+you))?[ \t]+(?:above|before|earlier|previously|so[ \t]+far)"
-    r"(?:[ \t]+(?:this[ \t]+(?:line|point|message)|here))?" + _END
+    r"(?:[ \t]+(?:this(?:[ \t]+(?:line|point|message))?|here))?" + _END
     + r"|(?:all[ \t]+of[ \t]+)?the[ \t]+above" + _END
     + r"|(?:previous|prior|above)" + _END + r")"
     r"|(?:ignora|olvida|descarta|omite)[ \t]+(?:(?:todas|todo)[ \t]+)?"
@@ -161,7 +164,8 @@ _IGNORE = (
 )
 _ROLE = (
     r"(?:you[ \t]+are[ \t]+now[ \t]+(?:a|an|the|my|no[ \t]+longer|free|unrestricted|unfiltered"
-    r"|uncensored|jailbroken|dan|in[ \t]+(?:dan|god|jailbreak|unrestricted|developer)[ \t]+mode"
+    r"|uncensored|jailbroken|dan|chatgpt|gpt|claude|gemini|llama"
+    r"|in[ \t]+(?:dan|god|jailbreak|unrestricted|developer)[ \t]+mode"
     r"|acting|going[ \t]+to|called|named|operating[ \t]+as|playing)\b"
     r"|(?:act|behave|respond|answer)[ \t]+as[ \t]+(?:(?:if|though)[ \t]+you\b"
     r"|(?:(?:a|an|the|my|your)[ \t]+)?(?:[\w'-]{1,30}[ \t]+){0,3}?"
@@ -169,8 +173,8 @@ _ROLE = (
     r"|unfiltered|uncensored)\b)"
     r"|pretend[ \t]+(?:to[ \t]+be|that[ \t]+you|you(?:'re|[ \t]+are))\b"
     r"|role[ -]?play[ \t]+as\b"
-    r"|from[ \t]+now[ \t]+on,?[ \t]+you[ \t]+(?:are|will[ \t]+be|shall[ \t]+be)[ \t]+"
-    r"(?:a|an|my|no[ \t]+longer|free|unrestricted|dan)\b"
+    r"|from[ \t]+now[ \t]+on,?[ \t]+you[ \t]+(?:(?:are|will[ \t]+be|shall[ \t]+be)[ \t]+"
+    r"(?:a|an|my|no[ \t]+longer|free|unrestricted|dan)\b|will[ \t]+(?:act|behave|pretend)\b)"
     r"|i[ \t]+want[ \t]+you[ \t]+to[ \t]+(?:act|behave|pretend|role[ -]?play)\b)"
 )
 _JAILBREAK = (
@@ -211,7 +215,8 @@ INJECTION_OPENERS = frozenset({
     "developer", "reveal", "print", "show", "repeat", "output", "display", "leak", "dump", "tell",
     "give", "what",
     # labels in _LEAD
-    "please", "important", "note", "attention", "urgent", "warning", "assistant", "user",
+    "please", "kindly", "now", "important", "note", "attention", "urgent", "warning", "assistant",
+    "user",
 })
 INJECTION_OPENING_MARKS = "<[#"
 # Characters `_LEAD` may skip before the first word (a superset is fine: it only gates).

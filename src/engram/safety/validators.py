@@ -50,6 +50,8 @@ def luhn_ok(digits: str) -> bool:
 
 def card(match: re.Match[str], _allow: frozenset[str]) -> bool:
     digits = match.group(0).replace(" ", "").replace("-", "")
+    if digits[0] == "2" and not 2221 <= int(digits[:4]) <= 2720:
+        return False  # the only cards starting with 2 are Mastercard 2221-2720; 20xx is a year
     return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_ok(digits)
 
 
@@ -58,14 +60,18 @@ def internal_ip(match: re.Match[str], _allow: frozenset[str]) -> bool:
     return match.group(0) not in _BLOCK_ADDRESSES
 
 
+def _documentation_domain(domain: str) -> bool:
+    if domain in _DOC_DOMAINS or domain.endswith(_DOC_SUFFIXES):
+        return True
+    return any(domain.endswith("." + d) for d in _DOC_DOMAINS)
+
+
 def email(match: re.Match[str], allow: frozenset[str]) -> bool:
     address = match.group(0).lower()
     local, _, domain = address.partition("@")
     if address in allow or local == "git":  # git@host:org/repo is an SSH remote
         return False
-    if domain in _DOC_DOMAINS or domain.endswith(_DOC_SUFFIXES):
-        return False
-    if any(domain.endswith("." + d) for d in _DOC_DOMAINS):
+    if _documentation_domain(domain):
         return False
     return domain.rsplit(".", 1)[-1] not in _FILE_TLDS
 
@@ -132,8 +138,10 @@ def token_value(match: re.Match[str], _allow: frozenset[str]) -> bool:
 
 
 def url_password(match: re.Match[str], _allow: frozenset[str]) -> bool:
+    """A password in a URL, unless it is a placeholder or the host is a documentation domain."""
     value = match.group("v")
-    return len(value) >= 3 and not _placeholder(value)
+    host = match.group("host").lower().rstrip(".")
+    return len(value) >= 3 and not _placeholder(value) and not _documentation_domain(host)
 
 
 def has_digit(match: re.Match[str], _allow: frozenset[str]) -> bool:
