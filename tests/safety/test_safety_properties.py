@@ -15,6 +15,8 @@ from engram.safety import (
     scan_text,
     strip_injection_lines,
 )
+from engram.safety.engine import _may_open_injection
+from engram.safety.rules import INJECTION_LINE
 
 # Fragments that exercise the rules, mixed with arbitrary text by the strategies below.
 FRAGMENTS = [
@@ -134,3 +136,20 @@ def _timed(text: str) -> float:
     started = time.perf_counter()
     scan_text(text)
     return time.perf_counter() - started
+
+
+LINE_PIECES = [
+    " ", "\t", "> ", "- ", "* ", "1. ", "2) ", '"', "**", "IMPORTANT: ", "Please ", "Now, ",
+    "ignore ", "forget ", "do not follow ", "all ", "the ", "your ", "previous ", "instructions",
+    "above", ".", "you are now ", "a ", "DAN", "act as ", "an ", "AI", "assistant", "<system>",
+    "[INST]", "<|im_start|>", "# ", "System prompt:", "New instructions:", "repeat your ",
+    "system prompt", "enable ", "jailbreak mode", "pretend to be ", "from now on you will act",
+    "olvida todo lo anterior", "x", "build/",
+]
+
+
+@PROPERTY_SETTINGS
+@given(st.lists(st.sampled_from(LINE_PIECES), max_size=10).map("".join))
+def test_the_cheap_line_gate_never_hides_a_line_the_patterns_would_flag(line: str) -> None:
+    if INJECTION_LINE.match(line.lower()):
+        assert _may_open_injection(line)

@@ -120,7 +120,7 @@ SECRET_RULES: tuple[Rule, ...] = (
 
 
 # --- prompt injection: judged per line, on the line's start --------------------------------------
-# Each pattern is `_LEAD` + a body, tried at the start of one line (`scan.injection_lines`
+# Each pattern is `_LEAD` + a body, tried at the start of one line (`engine.injection_lines`
 # splits the text). A line "starts" after indentation, block quotes, a list marker, an opening
 # quote or bold, and an optional shouted label ("IMPORTANT:"). Bodies are written in lower case.
 _LEAD = (
