@@ -9,7 +9,7 @@ import engram.safety as safety
 from engram.safety import INJECTION_RULES, SECRET_RULES
 
 PACKAGE = Path(safety.__file__).resolve().parent
-REPO = PACKAGE.parent.parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "readme" / "safety.md"
 
 
