@@ -76,9 +76,9 @@ class Handlers:
             arguments = {}
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-        if ctx.request_state is not None:
-            return self._resume(name, arguments, ctx)
         try:
+            if ctx.request_state is not None:
+                return self._resume(name, arguments, ctx)
             validate(schema_of(name), arguments)
             if name in DIALOG_TOOLS:
                 return self._propose_flow(name, arguments, ctx)
@@ -87,6 +87,8 @@ class Handlers:
             return _failure("args.invalid", str(exc), hint="fix the argument and call again")
         except EngramError as exc:
             return _failure(exc.code, exc.message, hint=exc.hint)
+        except RpcError:
+            raise
         except Exception as exc:  # a bug in the engine must still reach the model as a result
             import traceback
 
