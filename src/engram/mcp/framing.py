@@ -102,8 +102,11 @@ def classify(line: bytes | None) -> Message | None:
         obj = json.loads(line.decode("utf-8"))
     except UnicodeDecodeError:
         return Fault(error_message(None, PARSE_ERROR, "Parse error: line is not valid UTF-8"))
-    except ValueError as exc:
-        return Fault(error_message(None, PARSE_ERROR, f"Parse error: {exc}"))
+    except json.JSONDecodeError as exc:
+        return Fault(error_message(None, PARSE_ERROR,
+                                   f"Parse error: invalid JSON at column {exc.colno}"))
+    except ValueError:  # e.g. an integer longer than Python's digit limit
+        return Fault(error_message(None, PARSE_ERROR, "Parse error: invalid JSON value"))
     if isinstance(obj, list):
         return Fault(error_message(None, INVALID_REQUEST,
                                    "Invalid Request: batches are not supported"))
