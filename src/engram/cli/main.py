@@ -30,6 +30,22 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
     ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
     ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
+    ("save", "engram.cli.write", "save", "propose one memory; save it after approval", False),
+    ("save-session", "engram.cli.write", "save_session",
+     "propose several memories (stdin, --file or args); save after approval", False),
+    ("archive", "engram.cli.write", "archive", "move a memory to archive/ with a reason", False),
+    ("notes", "engram.cli.notes", "notes", "list or prune working notes", True),
+    ("promote", "engram.cli.notes", "promote", "make a working note durable (with approval)",
+     False),
+    ("set-role", "engram.cli.settings", "set_role", "set the roles whose memories load", False),
+    ("set-rule-variant", "engram.cli.settings", "set_rule_variant",
+     "rule variant mode: off|light|balanced|strict|status", False),
+    ("set-save-target", "engram.cli.settings", "set_save_target",
+     "default save target: workspace|global|both", False),
+    ("set-load-limit", "engram.cli.settings", "set_load_limit",
+     "memories routed per load: 1..32 or reset", False),
+    ("set-read", "engram.cli.settings", "set_read",
+     "hook read mode: startup|auto|always|manual|off", False),
 ]
 ALIASES = {"ss": "save-session"}
 

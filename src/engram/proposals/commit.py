@@ -18,6 +18,7 @@ from typing import Any
 from engram.proposals.author import Author
 from engram.proposals.build import merged, new_memory, superseded, to_text
 from engram.proposals.candidates import Candidate
+from engram.proposals.checks import check_path
 from engram.proposals.plan import Planned, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
@@ -103,6 +104,7 @@ def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author
 
 def _write(store: Store, p: Planned, author: Author, today: str, source: str) -> None:
     c, v = p.candidate, p.verdict
+    check_path(store.path, p.rel)
     if v.kind == "UPDATE":
         old = _current(store, v.target or p.id)
         mem = merged(old, c, today)
