@@ -101,3 +101,15 @@ def test_promote_writes_a_durable_memory_and_removes_the_note(
     assert m.type == "knowledge" and not m.is_note and "warm cache" in m.content
     code, _, err = run_cli("promote", data["id"], capsys=capsys)
     assert code == 1 and "engram notes" in err
+
+
+def test_promote_through_the_token_flow_removes_the_note_after_the_write(
+        roots: Roots, clock: FakeClock) -> None:
+    data = _note(roots, "The sync test needs a warm cache.", clock, objective="fix sync test")
+    p = api.propose_promotion(roots, data["id"], clock=clock)
+    assert (roots.workspace.path / data["file"]).exists()
+    out = api.commit(roots, p.token, clock=clock)
+    assert out.data["removed_note"] == data["id"]
+    assert not (roots.workspace.path / data["file"]).exists()
+    [m] = Store(roots.workspace).scan(include_notes=False).memories
+    assert "Fix sync test" in m.body  # the objective became the context

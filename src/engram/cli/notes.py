@@ -53,6 +53,7 @@ def run_promote(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.proposals import notes
 
     note = notes.find(ctx.roots, args.id)
+    # Same text and context as api.propose_promotion, answered in the terminal instead.
 
     def forget(outcome: Outcome) -> None:
         notes.remove_note(ctx.roots, note.id)

@@ -13,13 +13,14 @@ Nothing here prints or knows exit codes. A proposal never writes a memory; only 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from engram.errors import UsageError
+from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
 from engram.proposals.approvals import Clock, PendingApprovals, utcnow
@@ -34,7 +35,7 @@ from engram.store.model import ScopeName
 from engram.workspace import Roots
 
 __all__ = ["Item", "Prepared", "Proposal", "commit", "decline", "prepare", "propose",
-           "propose_note", "save_now", "set_role", "set_rule_variant"]
+           "propose_note", "propose_promotion", "save_now", "set_role", "set_rule_variant"]
 Approve = str | Sequence[int]
 
 
@@ -122,14 +123,27 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
 def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
             scope: str | None = None, query_level: int | None = None, type: str | None = None,
             role: Sequence[str] | None = None, context: str | None = None,
-            single: bool = False, source: str = "manual", clock: Clock | None = None
-            ) -> Proposal:
+            single: bool = False, source: str = "manual", clock: Clock | None = None,
+            promote: str | None = None) -> Proposal:
+    """Check and preview candidates and mint their approval token. Writes no memory.
+
+    `promote` names a working note that the commit deletes once something was written.
+    """
     prep = prepare(roots, candidates, scope=scope, query_level=query_level, type=type,
                    role=role, context=context, single=single)
     token = PendingApprovals(roots.workspace, clock).mint(
         "save", list(prep.scopes), [c.to_dict() for c in prep.candidates], prep.pins(),
-        {"source": source, "query_level": query_level})
+        {"source": source, "query_level": query_level, "promote": promote})
     return Proposal(token, prep.preview, prep.items())
+
+
+def propose_promotion(roots: Roots, note_id: str, *, scope: str | None = None,
+                      clock: Clock | None = None) -> Proposal:
+    """`engram promote` in the token flow: the note's text as a normal proposal."""
+    note = notes.find(roots, note_id)
+    objective = str(note.meta.get("objective") or "") or None
+    return propose(roots, note.content, scope=scope, type=note.type, context=objective,
+                   single=True, clock=clock, promote=note.id)
 
 
 def commit(roots: Roots, token: str, approve: Approve = "all", scope: str | None = None, *,
@@ -149,10 +163,13 @@ def commit(roots: Roots, token: str, approve: Approve = "all", scope: str | None
         results = _apply(roots, candidates, scopes, approve, pins, human_note,
                          str(entry.extra.get("source") or "manual"), clock)
         wrote = any(r.status == "written" for r in results)
+        outcome = results_outcome(results)
         promoted = entry.extra.get("promote")
         if wrote and isinstance(promoted, str):
-            notes.remove_note(roots, promoted)
-        return results_outcome(results)
+            with contextlib.suppress(NotFoundError):  # already removed by another promote
+                notes.remove_note(roots, promoted)
+                outcome.data["removed_note"] = promoted
+        return outcome
     finally:
         pending.settle(token, used=wrote)
 
