@@ -154,3 +154,16 @@ def test_save_json_envelope_reports_written_items(roots: Roots, stdin, capsys) -
     code, out, _ = run_cli("save", SMOKE, "-f", "--json", capsys=capsys)
     data = json.loads(out)
     assert code == 0 and data["ok"] and data["data"]["written"][0]["verdict"] == "ADD"
+
+
+def test_an_idle_stdin_pipe_does_not_hang_a_save(roots: Roots) -> None:
+    import subprocess
+
+    from tests.conftest import engram_cmd, subprocess_env
+
+    with subprocess.Popen([*engram_cmd(), "save", SMOKE], cwd=roots.project,
+                          env=subprocess_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        code = proc.wait(timeout=30)  # stdin stays open and idle the whole time
+        out = proc.stdout.read()  # type: ignore[union-attr]
+    assert code == 3 and "Nothing was saved" in out

@@ -11,7 +11,9 @@ writing goes through `engram.proposals.api`; this module only parses, asks and r
 from __future__ import annotations
 
 import argparse
+import io
 import re
+import select
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 _LAST_N = re.compile(r"^\s*(?:last\s+)?(\d+)(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$", re.I)
 _ANSWER = re.compile(r"^\s*([abc])\b\s*(.*)$", re.I | re.S)
 TYPE_WORDS = ("rule", "skill", "knowledge", "workflow")
+STDIN_WAIT_S = 2.0
 ANSWER_HELP = "A = save all, A 1,3 = save those, B <note> = save all with a note, C = cancel"
 
 
@@ -149,10 +152,21 @@ def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool) -> str |
         # A human at a terminal sees the preview and answers in place.
         sys.stdout.write(prep.preview + "\n\n")
         return input(f"Save? [{ANSWER_HELP}]: ").strip() or None
-    if from_stdin and not sys.stdin.isatty():
+    if from_stdin and not sys.stdin.isatty() and _stdin_ready():
         lines = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
         return lines[-1] if lines else None
     return None
+
+
+def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
+    """True when stdin has data or EOF soon: a host that leaves an idle pipe open must not hang
+    a save that only wanted an optional piped answer."""
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return True  # an in-memory stream (tests, embedding): reading cannot block
+    ready, _, _ = select.select([fd], [], [], timeout)
+    return bool(ready)
 
 
 def _needs_answer(prep: Prepared) -> Outcome:
