@@ -133,3 +133,19 @@ def test_approve_subset_writes_only_those_numbers(roots: Roots, clock: FakeClock
                     clock=clock)
     out = api.commit(roots, p.token, [2], clock=clock)
     assert [w["number"] for w in out.data["written"]] == [2]
+
+
+def test_mcp_style_arguments_role_string_context_and_bad_query_level(roots: Roots,
+                                                                     clock: FakeClock) -> None:
+    import pytest
+
+    from engram.errors import UsageError
+
+    p = api.propose(roots, "Keep handlers free of global state.", single=True, type="rule",
+                    role="Backend, ops", context="incident 42", clock=clock)
+    api.commit(roots, p.token, clock=clock)
+    m = _memory(roots, p.items[0].id)
+    assert m.roles == ["backend", "ops"] and "Incident 42" in m.body
+    with pytest.raises(UsageError) as err:
+        api.propose(roots, "Grafana lives in ops.", query_level=0)
+    assert err.value.code == "usage.query_level"

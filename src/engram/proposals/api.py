@@ -98,13 +98,19 @@ class Proposal:
 
 def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
             scope: str | None = None, query_level: int | None = None, type: str | None = None,
-            role: Sequence[str] | None = None, context: str | None = None,
+            role: str | Sequence[str] | None = None, context: str | None = None,
             single: bool = False) -> Prepared:
     """Parse, run every write-time check, compute verdicts and the preview. Writes nothing."""
+    if query_level is not None and (isinstance(query_level, bool)
+                                    or not isinstance(query_level, int) or query_level < 1):
+        raise UsageError(f"query_level {query_level!r} is not a positive number of sessions",
+                         code="usage.query_level", hint="pass a positive integer such as 50")
     parsed = parse_candidates(candidates, default_type=type, single=single)
-    if role or context:
+    roles = [r.strip().lower() for r in (role.split(",") if isinstance(role, str) else role or ())
+             if r.strip()]
+    if roles or context:
         parsed = [dataclasses.replace(
-            c, role=c.role or tuple(r.lower() for r in role or ()),
+            c, role=c.role or tuple(roles),
             context=c.context or (context or "").strip()) for c in parsed]
     check_candidates(parsed, allow_emails=[git_author(roots.project).email])
     scopes = target_scopes(roots, scope)
@@ -122,7 +128,7 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
 
 def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
             scope: str | None = None, query_level: int | None = None, type: str | None = None,
-            role: Sequence[str] | None = None, context: str | None = None,
+            role: str | Sequence[str] | None = None, context: str | None = None,
             single: bool = False, source: str = "manual", clock: Clock | None = None,
             promote: str | None = None) -> Proposal:
     """Check and preview candidates and mint their approval token. Writes no memory.
