@@ -121,6 +121,12 @@ def _write(store: Store, p: Planned, author: Author, today: str, source: str) ->
 
 
 def _current(store: Store, mid: str) -> Memory:
+    """The memory with id `mid` as it is on disk now (its file usually carries its id)."""
+    for rel in store.memory_files(include_notes=False):
+        if rel.endswith(f"/{mid}.md"):
+            m = store.read(rel)
+            if m.id == mid:
+                return m
     for m in store.scan(include_notes=False).memories:
         if m.id == mid:
             return m
