@@ -85,7 +85,7 @@ def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
     elif items:
         text = "\n".join(items)
     else:
-        text = "" if sys.stdin.isatty() else sys.stdin.read()
+        text = "" if sys.stdin.isatty() or not _stdin_ready() else sys.stdin.read()
     if not text.strip() and level is not None:
         return _mining_instruction(level, args.force)
     return propose_and_write(args, ctx, text, single=False, source="session", level=level,
