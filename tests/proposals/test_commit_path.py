@@ -149,3 +149,19 @@ def test_mcp_style_arguments_role_string_context_and_bad_query_level(roots: Root
     with pytest.raises(UsageError) as err:
         api.propose(roots, "Grafana lives in ops.", query_level=0)
     assert err.value.code == "usage.query_level"
+
+
+def test_preview_shows_each_candidate_and_the_approval_rule(roots: Roots, seeder: Seeder,
+                                                            clock: FakeClock) -> None:
+    x = seeder("Run the smoke suite before tagging a release.")
+    p = api.propose(roots, "TYPE: knowledge | TEXT: Release tags must follow the smoke suite "
+                    "run.\nTYPE: rule | TEXT: Never force-push to main.", clock=clock)
+    out = p.outcome()
+    assert "[1] knowledge · Release tags must follow the smoke suite run" in out.text
+    assert "Verdict: ADD (needs review" in out.text
+    assert f"Related: suggested dependency {x}" in out.text
+    assert "→ workspace rules/never-force-push-to-main.md" in out.text
+    assert "Never call engram_commit before the human approved them" in out.text
+    assert out.data["approval_token"] == p.token
+    assert [(i["number"], i["verdict"], i["writable"], i["ready"]) for i in out.data["items"]] \
+        == [(1, "ADD", True, False), (2, "ADD", True, True)]
