@@ -118,3 +118,16 @@ def test_git_check_ignore_confirms_the_ignored_files(roots: Roots, clock: FakeCl
                            f"{rel}memory.hashes.json"], cwd=roots.project, capture_output=True,
                           text=True, check=False)
     assert kept.stdout == ""
+
+
+def test_a_token_being_committed_cannot_be_committed_twice(roots: Roots,
+                                                           clock: FakeClock) -> None:
+    from engram.proposals.approvals import PendingApprovals
+
+    p = api.propose(roots, TEXT, clock=clock)
+    PendingApprovals(roots.workspace, clock).claim(p.token)  # a commit in flight
+    with pytest.raises(ApprovalError) as err:
+        api.commit(roots, p.token, clock=clock)
+    assert err.value.code == "approval.busy"
+    clock.now += timedelta(minutes=3)  # that commit crashed: its claim lapses
+    assert api.commit(roots, p.token, clock=clock).data["written"]
