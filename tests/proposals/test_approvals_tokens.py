@@ -131,3 +131,14 @@ def test_a_token_being_committed_cannot_be_committed_twice(roots: Roots,
     assert err.value.code == "approval.busy"
     clock.now += timedelta(minutes=3)  # that commit crashed: its claim lapses
     assert api.commit(roots, p.token, clock=clock).data["written"]
+
+
+def test_open_count_ignores_used_and_expired_entries(roots: Roots, clock: FakeClock) -> None:
+    from engram.proposals.approvals import open_count
+
+    used = api.propose(roots, TEXT, clock=clock)
+    api.propose(roots, "TYPE: knowledge | TEXT: Sentry alerts go to on-call.", clock=clock)
+    api.commit(roots, used.token, clock=clock)
+    assert open_count(roots.workspace, clock) == 1
+    clock.now += timedelta(hours=1)
+    assert open_count(roots.workspace, clock) == 0

@@ -187,6 +187,17 @@ class PendingApprovals:
                 del entries[key]
 
 
+def open_count(root: Root, clock: Clock | None = None) -> int:
+    """Proposals still waiting for an answer (for `engram status`); never raises, never locks."""
+    try:
+        data = json.loads(root.pending_file.read_text(encoding="utf-8"))
+        now = (clock or utcnow)()
+        return sum(1 for e in data["entries"].values()
+                   if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return 0
+
+
 def ensure_ignored(root: Root) -> None:
     """Keep the git-ignore lines present before an ignored file is written (never drop lines)."""
     path = root.gitignore_file
