@@ -44,6 +44,7 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
      "memories routed per load: 1..32 or reset", False),
     ("set-read", "engram.cli.settings", "set_read",
      "hook read mode: startup|auto|always|manual|off", False),
+    ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
 ]
 ALIASES = {"ss": "save-session"}
 
