@@ -113,3 +113,12 @@ def test_promote_through_the_token_flow_removes_the_note_after_the_write(
     assert not (roots.workspace.path / data["file"]).exists()
     [m] = Store(roots.workspace).scan(include_notes=False).memories
     assert "Fix sync test" in m.body  # the objective became the context
+
+
+def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project, clock: FakeClock) -> None:
+    from engram.workspace import resolve
+
+    r = resolve()
+    r.workspace.path.mkdir(parents=True)  # no `engram init`: no .gitignore yet
+    _note(r, "Sync test flakes on CI.", clock)
+    assert "working/" in r.workspace.gitignore_file.read_text().splitlines()

@@ -16,6 +16,7 @@ from typing import Any
 
 from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
+from engram.proposals.approvals import ensure_ignored
 from engram.proposals.candidates import MAX_TEXT_CHARS
 from engram.proposals.checks import clean_note
 from engram.proposals.plan import root_of, taken_ids, target_scopes
@@ -79,6 +80,7 @@ def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcom
     scope: ScopeName = "global" if payload.get("scope") == "global" else "workspace"
     store = Store(root_of(roots, scope))
     with root_lock(store.path):
+        ensure_ignored(store.root)  # working/ must never reach git, even without `engram init`
         taken = taken_ids(store, store.scan().memories)
         nid = unique_id(validate_id(str(payload["id"])), taken)
         rel = f"{NOTE_DIR}/{nid}.md"
