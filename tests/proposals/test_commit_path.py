@@ -165,3 +165,16 @@ def test_preview_shows_each_candidate_and_the_approval_rule(roots: Roots, seeder
     assert out.data["approval_token"] == p.token
     assert [(i["number"], i["verdict"], i["writable"], i["ready"]) for i in out.data["items"]] \
         == [(1, "ADD", True, False), (2, "ADD", True, True)]
+
+
+def test_update_keeps_old_context_and_adds_the_new_one(roots: Roots, clock: FakeClock) -> None:
+    first = api.propose(roots, "TYPE: rule | TEXT: Use pnpm for installing JavaScript "
+                        "dependencies. | CONTEXT: npm lockfiles drifted", clock=clock)
+    api.commit(roots, first.token, clock=clock)
+    mid = first.items[0].id
+    p = api.propose(roots, "TYPE: rule | TEXT: Use pnpm for installing JavaScript dependencies "
+                    "in CI. | CONTEXT: CI cache hits doubled", clock=clock)
+    api.commit(roots, p.token, clock=clock)
+    body = _memory(roots, mid).body
+    assert "Npm lockfiles drifted." in body and "CI cache hits doubled." in body
+    assert body.count("## Context") == 1

@@ -17,7 +17,7 @@ from engram.proposals.author import Author
 from engram.proposals.candidates import Candidate
 from engram.proposals.similarity import POLARITY_WORDS, STOP_WORDS, content_key
 from engram.proposals.variants import sentence, variants_for
-from engram.store.format import render_body, render_file
+from engram.store.format import render_body, render_file, sections
 from engram.store.ids import title_from_text
 from engram.store.model import AUTHORITY, SCHEMA_VERSION, TYPE_DIR, Memory, ScopeName
 
@@ -95,6 +95,12 @@ def merged(old: Memory, c: Candidate, today: str) -> Memory:
     if c.level:
         meta["level"] = c.level
     body = replace_section(old.body, "Content", "\n".join(items))
+    if c.context:
+        # The new candidate's why (or the human's B note) joins the old one, never replaces it.
+        before = sections(old.body).get("context", "")
+        added = sentence(c.context)
+        if added not in before:
+            body = replace_section(body, "Context", f"{before}\n\n{added}".strip())
     variants = dict(old.variants)
     if c.variants and old.type == "rule":
         variants.update(variants_for(c.text, c.variants) if not old.variants else c.variants)
