@@ -122,3 +122,16 @@ def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project, clock: Fake
     r.workspace.path.mkdir(parents=True)  # no `engram init`: no .gitignore yet
     _note(r, "Sync test flakes on CI.", clock)
     assert "working/" in r.workspace.gitignore_file.read_text().splitlines()
+
+
+def test_cli_notes_json_and_prune(roots: Roots, capsys: pytest.CaptureFixture[str]) -> None:
+    from datetime import UTC, datetime
+
+    real_today = FakeClock(datetime.now(UTC))
+    old = _note(roots, "Old flaky test note.", FakeClock(real_today.now - timedelta(days=30)))
+    code, out, _ = run_cli("notes", "--json", capsys=capsys)
+    [row] = json.loads(out)["data"]["notes"]
+    assert code == 0 and row["id"] == old["id"] and row["expired"] is True
+    code, out, _ = run_cli("notes", "prune", capsys=capsys)
+    assert code == 0 and f"removed {old['id']}" in out
+    assert run_cli("notes", capsys=capsys)[1].strip() == "no working notes"
