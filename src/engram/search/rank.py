@@ -1,0 +1,92 @@
+"""Lexical ranking (§6.1.3): BM25 over weighted fields, then small boosts, then a stable order.
+
+The index's FTS5 table holds every memory's fields already reduced to stems (terms.py), so the
+query is an OR of stemmed anchors, each a prefix match when long enough to be safe (`config`
+meets `configur`). SQLite's `bm25()` scores with the column weights below; this module builds that
+query, then reranks the candidates with a tag-hit boost and a recency boost and orders ties
+workspace first. The boosts only reorder what BM25 found: a memory without anchor overlap never
+reaches this module, so no secondary signal can select it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from engram.store.model import TYPE_ALIASES
+
+# FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
+# many things in passing. `kind` holds the type's alias words (`workflow` → skills), weighted low
+# so it separates types without outranking real subject matches.
+COLUMNS = ("ident", "title", "tags", "triggers", "body", "kind")
+WEIGHTS = (3.0, 4.0, 3.0, 3.0, 1.0, 0.5)
+MIN_PREFIX = 4  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
+TAG_BOOST = 0.15  # per anchor that is one of the memory's tags or triggers
+TAG_BOOST_MAX = 0.45
+RECENCY_BOOST = 0.05  # at most +5% for a memory updated today, fading to 0 over a year
+RECENCY_DAYS = 365
+# A candidate scoring below this fraction of the best one is noise from a single passing word.
+RELATIVE_FLOOR = 0.0
+
+
+def kind_words(memory_type: str) -> str:
+    """The words a type answers to (from the model's alias table, not from any query set)."""
+    return " ".join(sorted(a for a, t in TYPE_ALIASES.items() if t == memory_type))
+
+
+def match_expression(anchors: Sequence[str]) -> str:
+    """An FTS5 MATCH string: OR of the anchors, quoted, long ones as prefixes."""
+    parts = []
+    for a in anchors:
+        if not a.isalnum():
+            continue
+        parts.append(f'"{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
+    return " OR ".join(parts)
+
+
+@dataclass
+class Candidate:
+    """One memory BM25 found, with what the reranker needs."""
+
+    key: str
+    id: str
+    scope: str
+    type: str
+    bm25: float  # positive, larger is better
+    field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
+    tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
+    updated: str = ""
+    score: float = 0.0
+    matched: list[str] = field(default_factory=list)
+
+
+def anchor_hits(anchor: str, stems: Iterable[str]) -> bool:
+    """True when `anchor` meets a stem the way the FTS query does (exact, or as a prefix)."""
+    if len(anchor) < MIN_PREFIX:
+        return anchor in stems
+    return any(s.startswith(anchor) for s in stems)
+
+
+def recency(updated: str, today: dt.date) -> float:
+    try:
+        day = dt.date.fromisoformat(updated[:10])
+    except ValueError:
+        return 0.0
+    age = max(0, (today - day).days)
+    return RECENCY_BOOST * max(0.0, 1.0 - age / RECENCY_DAYS)
+
+
+def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
+           floor: float = RELATIVE_FLOOR) -> list[Candidate]:
+    """Apply the boosts and return candidates best first (ties: workspace, then id)."""
+    for c in cands:
+        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)] or list(c.matched)
+        tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
+        boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
+        c.score = round(c.bm25 * (1.0 + boost), 6)
+    ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
+    if ordered and floor > 0:
+        cut = ordered[0].score * floor
+        ordered = [c for c in ordered if c.score >= cut]
+    return ordered
