@@ -90,7 +90,7 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
     if as_json:
         sys.stdout.write(json.dumps(outcome.envelope(), ensure_ascii=False, indent=2) + "\n")
     elif outcome.text:
-        stream = sys.stdout if outcome.ok else sys.stderr
+        stream = sys.stderr if outcome.to_stderr else sys.stdout
         stream.write(outcome.text.rstrip("\n") + "\n")
     return outcome.exit_code
 
