@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from engram.errors import InvalidMemoryError
+from engram.search import docs
 from engram.store.model import Memory
 from engram.store.repo import Store, parse_bytes
 from engram.workspace import Root, Roots
 
-SCHEMA = 3
+SCHEMA = 4  # 4: route_fts (search/docs.py) for the read path's stemmed BM25
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -34,7 +35,7 @@ CREATE TABLE IF NOT EXISTS mem(
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   id, title, tags, triggers, body, tokenize='porter unicode61');
-"""
+""" + docs.DDL
 
 
 def memory_to_json(m: Memory) -> str:
@@ -121,6 +122,7 @@ class RootIndex:
         row = self.db.execute("SELECT rowid FROM mem WHERE rel=?", (rel,)).fetchone()
         if row:
             self.db.execute("DELETE FROM fts WHERE rowid=?", row)
+            docs.delete(self.db, row[0])
             self.db.execute("DELETE FROM mem WHERE rowid=?", row)
         self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
 
@@ -151,6 +153,7 @@ class RootIndex:
         self.db.execute("INSERT INTO fts(rowid,id,title,tags,triggers,body) VALUES (?,?,?,?,?,?)",
                         (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
                          " ".join(mem.triggers), mem.body))
+        docs.put(self.db, int(cur.lastrowid or 0), mem)
 
     def ensure_fresh(self) -> None:
         if not self._fresh:

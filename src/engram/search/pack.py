@@ -166,13 +166,15 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
     return left
 
 
-def render_bodies(memories: Sequence[Memory], head: str, variant: str = "balanced") -> Pack:
+def render_bodies(memories: Sequence[Memory], head: str, variant: str = "balanced",
+                  extra_head: Sequence[str] = ()) -> Pack:
     """Every memory as a compact body, no budget (used by `load --id`)."""
-    parts = _Parts(head=[head], bodies=[compact_body(m, variant) for m in memories])
+    parts = _Parts(head=[head, *extra_head], bodies=[compact_body(m, variant) for m in memories])
     return Pack(text=parts.text(), body_keys=[m.key for m in memories])
 
 
-def render_full(memories: Sequence[Memory], raw: Sequence[str], head: str) -> Pack:
+def render_full(memories: Sequence[Memory], raw: Sequence[str], head: str,
+                extra_head: Sequence[str] = ()) -> Pack:
     """The broad legacy output: each file whole (full frontmatter, all variants), no budget."""
-    parts = _Parts(head=[head], bodies=[r.strip("\n") + "\n" for r in raw])
+    parts = _Parts(head=[head, *extra_head], bodies=[r.strip("\n") + "\n" for r in raw])
     return Pack(text=parts.text(), body_keys=[m.key for m in memories])

@@ -84,7 +84,7 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
         c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)] or list(c.matched)
         tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
-        c.score = round(c.bm25 * (1.0 + boost), 6)
+        c.score = c.bm25 * (1.0 + boost)
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
     if ordered and floor > 0:
         cut = ordered[0].score * floor
