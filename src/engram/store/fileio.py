@@ -98,11 +98,14 @@ def backup_once(path: Path, suffix: str = ".engram.bak") -> Path | None:
 
 
 def clean_temp_files(directory: Path) -> int:
-    """Remove temp files left by a writer killed mid-write (their rename never happened)."""
+    """Remove temp files left in `directory` by a writer killed before its rename.
+
+    Call only while holding the root lock: a live writer's temp file must not be removed.
+    """
     removed = 0
     if not directory.is_dir():
         return 0
-    for tmp in directory.rglob(f"{TMP_PREFIX}*"):
+    for tmp in directory.glob(f"{TMP_PREFIX}*"):
         with contextlib.suppress(OSError):
             tmp.unlink()
             removed += 1

@@ -69,6 +69,7 @@ def verify(roots: Roots) -> Outcome:
     diags: list[Diagnostic] = []
     for root in roots.existing():
         try:
+            Store(root).clean_stale_temp()
             checks += check_root(Store(root))
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
-from engram.store.fileio import atomic_write, remove, root_lock
+from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
 from engram.store.model import Memory
 from engram.workspace import TYPE_DIRS, Root
@@ -150,11 +150,26 @@ class Store:
             old += "\n"
         atomic_write(path, old + "".join(f"{line}\n" for line in lines))
 
+    def clean_stale_temp(self) -> int:
+        """Remove temp files a killed writer left behind (only while no writer is active)."""
+        try:
+            with root_lock(self.path, timeout=0):
+                return self._clean_temp()
+        except StorageError:
+            return 0  # a writer is active; its own temp files are not stale
+
+    def _clean_temp(self) -> int:
+        removed = 0
+        for d in (self.path, *(self.path / t for t in (*ACTIVE_DIRS, NOTE_DIR))):
+            removed += clean_temp_files(d)
+        return removed
+
     def write_files(self, changes: Sequence[Change], message: str) -> None:
         """Apply changes atomically per file, then hashes and changelog, all under the lock."""
         if not changes:
             return
         with root_lock(self.path):
+            self._clean_temp()
             # A broken hashes file raises here: we never overwrite one we could not parse.
             hashes = self.load_hashes()
             stamp = now_iso()
