@@ -30,9 +30,9 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 # Words that describe Engram itself rather than a project's subject: they never anchor a route.
 _GENERIC_TEXT = """
-agent agents ai assistant context engram guideline guidelines help instruction instructions
-knowledge memories memory note notes recall remember rule rules skill skills stuff task tasks thing
-things work
+agent agents ai applies apply assistant context engram guideline guidelines help instruction
+instructions knowledge memories memory note notes recall regarding related relevant remember rule
+rules skill skills stuff task tasks thing things work
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
@@ -45,8 +45,9 @@ _DERIVATIONS = tuple(sorted({
     "encies": "", "ence": "", "ancy": "", "ance": "", "ent": "", "ful": "", "less": "", "ally": "",
     "ly": "", "al": "", "ers": "", "er": "", "ors": "", "or": "",
 }.items(), key=lambda kv: -len(kv[0])))
-# `ment`/`ent` only come off a long root: `deployment` → `deploy`, but `document` stays whole.
-_LONG_ROOT = frozenset({"ment", "ent"})
+# Some endings only come off a long root: `deployment` → `deploy`, but `document` and `apply`
+# stay whole.
+_LONG_ROOT = frozenset({"ment", "ent", "ly"})
 
 
 def tokens(text: str) -> list[str]:
