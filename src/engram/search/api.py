@@ -44,7 +44,7 @@ def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | N
     """Route a task to a pack (§6.1–§6.2), or load memories by id."""
     _check_args(budget_tokens, disclosure)
     router, settings = open_router(roots)
-    reader = Reader(roots, default_scanner())
+    reader = Reader(roots, default_scanner(), router.index)
     if ids:
         wanted = split_ids(ids) if isinstance(ids, str) else split_ids(",".join(ids))
         return load_ids(router, reader, wanted, active_variant(settings), full=full,
@@ -52,7 +52,7 @@ def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | N
     if include_all:
         routed = router.route_all()
     elif query and query.strip():
-        routed = router.route(query, settings.int("load.limit"))
+        routed = router.route(query, settings.int("load.limit"), want_hidden=explain)
     else:
         raise UsageError("nothing to load", code="usage.load",
                          hint='give a task (engram load "fix the release script"), --id or --all')
@@ -70,7 +70,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     skips = []
     for key in routed.selection.keys:
         d = routed.docs[key]
-        got = reader.read(d.scope, d.rel_path)
+        got = router.read(reader, d)
         if got.memory is None:
             skips.append(got.skip)
         else:
@@ -136,15 +136,15 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
     from engram.search.terms import anchors
 
     terms = anchors(query)
-    found, _hidden = router.candidates(terms, for_search=True)
-    ranked = router.rank(terms, found, max(limit, 40))[:limit]
+    found, _total, _hidden = router.candidates(terms, max(limit, 40), for_search=True)
+    ranked = router.rank(terms, found)[:limit]
     docs = {d.key: d for d, _ in found}
-    reader = Reader(roots, default_scanner())
+    reader = Reader(roots, default_scanner(), router.index)
     entries, lines = [], []
     for c in ranked:
         d = docs[c.key]
         entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
-        lines.append(explain_mod.search_line(d, c, reader, terms))
+        lines.append(explain_mod.search_line(d, c, router.read(reader, d), terms))
     if not entries:
         lines = [explain_mod.empty_text_for_search(terms).rstrip("\n")]
     return Outcome(text="\n".join(lines) + "\n", data={"entries": entries})

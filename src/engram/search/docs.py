@@ -17,12 +17,16 @@ from typing import Any
 
 from engram.search.rank import COLUMNS, WEIGHTS, kind_words
 from engram.search.terms import STOP_WORDS, stems
+from engram.search.visibility import Policy
 from engram.store.model import Memory
 
 DDL = f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
-  field_stems UNINDEXED, tag_stems UNINDEXED, tokenize='unicode61 remove_diacritics 2');
+  field_stems UNINDEXED, tag_stems UNINDEXED, tags_raw UNINDEXED, depends_raw UNINDEXED,
+  tokenize='unicode61 remove_diacritics 2');
 """
+_EXTRA = ("field_stems", "tag_stems", "tags_raw", "depends_raw")
+_SEP = "\x1f"  # joins list values; never part of an id or a tag
 _HEADING = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 _MEM_COLS = ("rel", "id", "type", "lifecycle", "confidence", "roles", "tier", "valid_until",
              "updated")
@@ -65,8 +69,18 @@ def _stemmed(text: str) -> str:
     return " ".join(s for s in stems(text) if s not in STOP_WORDS)
 
 
+@dataclass(frozen=True)
+class Extras:
+    """What reranking and selection need about a candidate, without decoding its JSON."""
+
+    field_stems: frozenset[str]
+    tag_stems: frozenset[str]
+    tags: tuple[str, ...]
+    depends_on: tuple[str, ...]
+
+
 def fts_values(m: Memory) -> tuple[str, ...]:
-    """The route_fts column values of a memory: rank.COLUMNS, then field and tag stem sets."""
+    """The route_fts column values of a memory: rank.COLUMNS, then the `_EXTRA` columns."""
     body = m.body
     if m.type == "rule" and m.variants:
         # Variants restate the content three ways; index the content once so rules are not
@@ -77,13 +91,14 @@ def fts_values(m: Memory) -> tuple[str, ...]:
             _stemmed(kind_words(m.type)))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
-    return (*cols, field_stems, tag_stems)
+    return (*cols, field_stems, tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on))
 
 
 def put(conn: sqlite3.Connection, rowid: int, m: Memory) -> None:
     """Index one memory under the `mem` row id it got (caller holds the transaction)."""
-    names = ", ".join((*COLUMNS, "field_stems", "tag_stems"))
-    conn.execute(f"INSERT INTO route_fts(rowid, {names}) VALUES (?{', ?' * (len(COLUMNS) + 2)})",  # noqa: S608
+    names = ", ".join((*COLUMNS, *_EXTRA))
+    marks = ", ?" * (len(COLUMNS) + len(_EXTRA))
+    conn.execute(f"INSERT INTO route_fts(rowid, {names}) VALUES (?{marks})",  # noqa: S608
                  (rowid, *fts_values(m)))
 
 
@@ -103,23 +118,82 @@ def _doc(scope: str, row: Sequence[Any]) -> Doc:
 _SELECT = "SELECT m.rowid, " + ", ".join(f"m.{c}" for c in _MEM_COLS) + " FROM mem m"  # noqa: S608
 
 
-def matches(conn: sqlite3.Connection, scope: str, match: str) -> list[tuple[Doc, float]]:
-    """Every memory matching the FTS expression with its BM25 score (positive, best first)."""
+def visibility_sql(policy: Policy, *, for_search: bool = False) -> tuple[str, list[Any]]:
+    """The policy as a WHERE clause over `mem m`, so hidden rows never leave SQLite.
+
+    Mirrors `Policy.hidden_reason` (and `search_hidden_reason`), which still checks every row
+    that comes back; ignore globs are evaluated by a Python function registered per query.
+    """
+    clauses: list[str] = []
+    params: list[Any] = []
+    if policy.ignore:
+        clauses.append("engram_ignored(m.rel, m.id) = 0")
+    if not for_search:
+        clauses += ["m.lifecycle NOT IN ('archived', 'superseded')",
+                    "coalesce(m.confidence, '') != 'low'",
+                    "(m.tier != 'working' OR coalesce(m.valid_until, '') >= ?)"]
+        params.append(policy.today)
+        roles = ["coalesce(m.roles, '') = ''"]
+        for role in sorted(policy.roles):
+            roles.append("(' ' || lower(m.roles) || ' ') LIKE ? ESCAPE '\\'")
+            params.append("% " + role.replace("\\", "\\\\").replace("%", "\\%")
+                          .replace("_", "\\_") + " %")
+        clauses.append("(" + " OR ".join(roles) + ")")
+    return (" AND ".join(clauses) or "1"), params
+
+
+def _register(conn: sqlite3.Connection, policy: Policy) -> None:
+    conn.create_function("engram_ignored", 2,
+                         lambda rel, mid: int(policy.is_ignored(str(rel), str(mid))),
+                         deterministic=True)
+
+
+def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
+            for_search: bool = False, hidden: bool = False) -> list[tuple[Doc, float]]:
+    """The best `limit` memories matching the FTS expression that the policy shows (or, with
+    `hidden=True`, hides), with BM25 scores (positive, best first)."""
+    _register(conn, policy)
+    where, params = visibility_sql(policy, for_search=for_search)
+    if hidden:
+        where = f"NOT ({where})"
     weights = ", ".join(str(w) for w in WEIGHTS)
     sql = (f"SELECT -bm25(route_fts, {weights}) AS s, m.rowid, "  # noqa: S608
            + ", ".join(f"m.{c}" for c in _MEM_COLS)
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
-           " WHERE route_fts MATCH ? ORDER BY s DESC")
-    return [(_doc(scope, row[1:]), float(row[0])) for row in conn.execute(sql, (match,))]
+           f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
+    rows = conn.execute(sql, (match, *params, limit))
+    return [(_doc(scope, row[1:]), float(row[0])) for row in rows]
 
 
-def stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
-    """Field and tag stem sets of a few rows (only the candidates that get reranked)."""
+def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
+                  for_search: bool = False) -> int:
+    _register(conn, policy)
+    where, params = visibility_sql(policy, for_search=for_search)
+    sql = ("SELECT count(*) FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"  # noqa: S608
+           f" WHERE route_fts MATCH ? AND {where}")
+    return int(conn.execute(sql, (match, *params)).fetchone()[0])
+
+
+def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+    """Which of these ids this root has (a workspace id shadows the global one)."""
+    if not ids:
+        return set()
+    marks = ", ".join("?" * len(ids))
+    sql = f"SELECT id FROM mem WHERE id IN ({marks})"  # noqa: S608
+    return {str(r[0]) for r in conn.execute(sql, tuple(ids))}
+
+
+def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extras]:
+    """Stems, tags and prerequisites of a few rows (the candidates that get reranked)."""
     if not rowids:
         return {}
     marks = ", ".join("?" * len(rowids))
-    sql = f"SELECT rowid, field_stems, tag_stems FROM route_fts WHERE rowid IN ({marks})"  # noqa: S608
-    return {int(r[0]): (str(r[1]), str(r[2])) for r in conn.execute(sql, tuple(rowids))}
+    sql = (f"SELECT rowid, {', '.join(_EXTRA)} FROM route_fts "  # noqa: S608
+           f"WHERE rowid IN ({marks})")
+    return {int(r[0]): Extras(frozenset(str(r[1]).split()), frozenset(str(r[2]).split()),
+                              tuple(t for t in str(r[3]).split(_SEP) if t),
+                              tuple(t for t in str(r[4]).split(_SEP) if t))
+            for r in conn.execute(sql, tuple(rowids))}
 
 
 def data_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:

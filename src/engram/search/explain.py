@@ -14,7 +14,7 @@ from engram.outcome import Diagnostic
 from engram.search.docs import Doc
 from engram.search.pack import Pack, summary
 from engram.search.rank import Candidate
-from engram.search.reader import Reader
+from engram.search.reader import Read
 from engram.search.route import Routed
 from engram.store.model import Memory
 
@@ -105,9 +105,8 @@ def graph_diagnostics(routed: Routed) -> list[Diagnostic]:
     return diags
 
 
-def search_line(d: Doc, c: Candidate, reader: Reader, terms: list[str]) -> str:
+def search_line(d: Doc, c: Candidate, got: Read, terms: list[str]) -> str:
     """`id (type, scope) score: snippet`; a file the guard refuses shows why instead."""
-    got = reader.read(d.scope, d.rel_path)
     flags = "".join(f" [{f}]" for f in (
         "low confidence" if d.confidence == "low" else "",
         d.lifecycle if d.lifecycle != "active" else "",

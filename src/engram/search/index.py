@@ -18,13 +18,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from engram.errors import InvalidMemoryError
+from engram.errors import IntegrityError, InvalidMemoryError
 from engram.search import docs
 from engram.store.model import Memory
-from engram.store.repo import Store, parse_bytes
+from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
-SCHEMA = 4  # 4: route_fts (search/docs.py) for the read path's stemmed BM25
+SCHEMA = 6  # 4: route_fts (search/docs.py); 5: meta (quick freshness key); 6: approved
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS mem(
   rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
   confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   id, title, tags, triggers, body, tokenize='porter unicode61');
 """ + docs.DDL
@@ -54,6 +56,7 @@ class RootIndex:
         self.store = Store(root)
         self.db = self._open()
         self._fresh = False
+        self._quick = False
 
     def _open(self) -> sqlite3.Connection:
         path = self.root.cache_dir / "index.sqlite"
@@ -80,33 +83,104 @@ class RootIndex:
         return db
 
     def _stat_listing(self) -> dict[str, tuple[int, int, int]]:
+        """(mtime, size, inode) of every file `Store.memory_files()` lists, without Path objects.
+
+        This runs before every read, so it works on strings and `DirEntry` stats only: at 10,000
+        memories building a Path per file would cost more than the whole query.
+        """
         out: dict[str, tuple[int, int, int]] = {}
-        base = self.root.path
-        for rel in self.store.memory_files():
+        base = os.fspath(self.root.path)
+        for d in (*ACTIVE_DIRS, NOTE_DIR):
             try:
-                st = os.lstat(base / rel)
-            except FileNotFoundError:
+                with os.scandir(f"{base}/{d}") as it:
+                    for e in it:
+                        if not e.name.endswith(".md"):
+                            continue
+                        try:
+                            if not (e.is_file() or e.is_symlink()):
+                                continue
+                            st = e.stat(follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue
+                        out[f"{d}/{e.name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
-            out[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
         return out
+
+    def _dir_key(self) -> str:
+        """Stats that change whenever a memory file is added, removed or renamed (every Engram
+        write and git checkout renames or recreates files) and whenever hashes are approved."""
+        base = os.fspath(self.root.path)
+        parts = []
+        for name in (*ACTIVE_DIRS, NOTE_DIR, self.root.hashes_file.name):
+            try:
+                st = os.stat(f"{base}/{name}")  # noqa: PTH116 - strings, no Path objects, on the hot path
+            except OSError:
+                parts.append(f"{name}:-")
+                continue
+            parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}:{st.st_ino}")
+        return "|".join(parts)
 
     def refresh(self) -> int:
         """Bring the index up to date with the files; returns how many files were re-read."""
         if not self.root.exists():
             return 0
+        # Taken before the listing: a change racing with this refresh shows up next time.
+        key = self._dir_key()
         disk = self._stat_listing()
         known = {r: (m, s, i) for r, m, s, i in
                  self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
         changed = [r for r, st in disk.items() if known.get(r) != st]
         gone = [r for r in known if r not in disk]
-        if not changed and not gone:
-            return 0
         with self._transaction():
             for rel in gone:
                 self._drop(rel)
             for rel in changed:
                 self._index_file(rel, disk[rel])
+            self._load_approved()
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
         return len(changed) + len(gone)
+
+    def _load_approved(self) -> None:
+        """Mirror memory.hashes.json (its stats are part of the dir key) for point lookups."""
+        self.db.execute("DELETE FROM approved")
+        try:
+            hashes = self.store.load_hashes()
+        except IntegrityError:
+            # An unreadable hashes file approves nothing: the guarded read skips every file.
+            hashes = {}
+        self.db.executemany("INSERT INTO approved VALUES (?, ?)", hashes.items())
+
+    def approved(self, rel: str) -> str | None:
+        """The approved hash of a file, as of the last refresh."""
+        row = self.db.execute("SELECT sha FROM approved WHERE rel = ?", (rel,)).fetchone()
+        return str(row[0]) if row else None
+
+    def quick_refresh(self) -> None:
+        """The read path's check: a full stat pass only when a directory or the hashes changed.
+
+        Stat-ing every file costs ~10 µs each, too much per `load` at 10,000 memories. A file
+        edited in place (no rename) is re-read here when it is printed (`refresh_file`) and by
+        the next full refresh otherwise; it cannot be printed unapproved either way (§6.1.5).
+        """
+        if self._fresh or self._quick or not self.root.exists():
+            return
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'dir_key'").fetchone()
+        if row is None or row[0] != self._dir_key():
+            self.refresh()
+        self._quick = True
+
+    def refresh_file(self, rel: str, sha: str) -> None:
+        """Re-index one file whose bytes (hash `sha`) differ from what the index holds."""
+        row = self.db.execute("SELECT sha FROM files WHERE rel = ?", (rel,)).fetchone()
+        if row is not None and row[0] == sha:
+            return
+        try:
+            st = os.lstat(self.root.path / rel)
+        except OSError:
+            return
+        with self._transaction():
+            self._index_file(rel, (st.st_mtime_ns, st.st_size, st.st_ino))
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:

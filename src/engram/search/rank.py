@@ -11,7 +11,7 @@ reaches this module, so no secondary signal can select it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from engram.store.model import TYPE_ALIASES
@@ -28,6 +28,7 @@ RECENCY_BOOST = 0.05  # at most +5% for a memory updated today, fading to 0 over
 RECENCY_DAYS = 365
 # A candidate scoring below this fraction of the best one is noise from a single passing word.
 RELATIVE_FLOOR = 0.0
+MATCHED_FOR = 16
 
 
 def kind_words(memory_type: str) -> str:
@@ -61,9 +62,9 @@ class Candidate:
     matched: list[str] = field(default_factory=list)
 
 
-def anchor_hits(anchor: str, stems: Iterable[str]) -> bool:
+def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
     """True when `anchor` meets a stem the way the FTS query does (exact, or as a prefix)."""
-    if len(anchor) < MIN_PREFIX:
+    if anchor in stems or len(anchor) < MIN_PREFIX:
         return anchor in stems
     return any(s.startswith(anchor) for s in stems)
 
@@ -81,7 +82,6 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
            floor: float = RELATIVE_FLOOR) -> list[Candidate]:
     """Apply the boosts and return candidates best first (ties: workspace, then id)."""
     for c in cands:
-        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)] or list(c.matched)
         tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
         c.score = c.bm25 * (1.0 + boost)
@@ -89,4 +89,8 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     if ordered and floor > 0:
         cut = ordered[0].score * floor
         ordered = [c for c in ordered if c.score >= cut]
+    for c in ordered[:MATCHED_FOR]:
+        # Which anchors a memory matched is only reported (explain, search), so only computed
+        # for the head of the list.
+        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]
     return ordered

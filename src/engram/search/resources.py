@@ -32,7 +32,7 @@ def _find(router: Router, reader: Reader, memory_id: str) -> tuple[Read, str | N
     d = router.doc(memory_id)
     if d is not None:
         warn = f"{memory_id} is superseded" if d.lifecycle == "superseded" else None
-        return reader.read(d.scope, d.rel_path), warn
+        return router.read(reader, d), warn
     archived = reader.archived(memory_id)
     if archived:
         scope, rel = archived[0]
@@ -90,7 +90,7 @@ def record_recalls(router: Router, memories: list[Memory]) -> None:
 def memory_text(roots: Roots, memory_id: str) -> str:
     """The body `engram load --id <id>` prints (engram://memory/{id}); counts one recall."""
     router, settings = open_router(roots)
-    reader = Reader(roots, default_scanner())
+    reader = Reader(roots, default_scanner(), router.index)
     found = _find(router, reader, validate_id(memory_id))
     if found is None:
         raise NotFoundError(f"no memory with id {memory_id}",
@@ -105,7 +105,7 @@ def memory_text(roots: Roots, memory_id: str) -> str:
 def _visible(roots: Roots) -> list[tuple[Memory, bool]]:
     """Every visible memory and whether its file is still the approved one."""
     router, _ = open_router(roots)
-    reader = Reader(roots)
+    reader = Reader(roots, index=router.index)
     out: list[tuple[Memory, bool]] = []
     for scope, part in router.parts.items():
         hashes = reader.hashes(part.root)

@@ -12,17 +12,18 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engram.config import Settings
 from engram.search import docs
-from engram.search.docs import Doc
-from engram.search.index import MemoryIndex, RootIndex, memory_from_json
+from engram.search.docs import Doc, Extras
+from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import Candidate, anchor_hits, match_expression, rerank
+from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
 from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
-from engram.store.model import Memory
 from engram.workspace import Roots
 
 RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
@@ -53,9 +54,16 @@ class Router:
         self.index = index
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
-        self._memories: dict[str, Memory] = {}
+        self._extras: dict[str, Extras] = {}
         for part in index.parts:
-            part.ensure_fresh()
+            part.quick_refresh()
+
+    def read(self, reader: Reader, d: Doc) -> Read:
+        """The guarded read of a routed file; a file changed in place refreshes its index row."""
+        got = reader.read(d.scope, d.rel_path)
+        if got.sha:
+            self.parts[d.scope].refresh_file(d.rel_path, got.sha)
+        return got
 
     # -- lookups -------------------------------------------------------------------------
     def doc(self, memory_id: str) -> Doc | None:
@@ -66,59 +74,77 @@ class Router:
                 return found
         return None
 
-    def memory(self, d: Doc) -> Memory:
-        if d.key not in self._memories:
-            data = docs.data_of(self.parts[d.scope].db, [d.rowid])
-            self._memories[d.key] = memory_from_json(data[d.rowid])
-        return self._memories[d.key]
+    def extras(self, d: Doc) -> Extras:
+        if d.key not in self._extras:
+            self._load_extras([d])
+        return self._extras[d.key]
+
+    def _load_extras(self, ds: list[Doc]) -> None:
+        for scope, part in self.parts.items():
+            rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
+            got = docs.extras_of(part.db, [d.rowid for d in rows])
+            for d in rows:
+                self._extras[d.key] = got.get(d.rowid) or docs.Extras(
+                    frozenset(), frozenset(), (), ())
 
     def _shadowed(self, d: Doc) -> bool:
         ws = self.parts.get("workspace")
-        return d.scope == "global" and ws is not None and docs.by_id(ws.db, "workspace", d.id) \
-            is not None
+        return d.scope == "global" and ws is not None and bool(
+            docs.existing_ids(ws.db, [d.id]))
 
     # -- routing -------------------------------------------------------------------------
-    def candidates(self, terms: list[str], *, for_search: bool = False
-                   ) -> tuple[list[tuple[Doc, float]], list[tuple[str, str]]]:
-        """Visible matches with BM25 scores (best first) and the hidden ones with reasons."""
+    def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
+                   want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
+                                                       list[tuple[str, str]]]:
+        """The best `pool` visible matches (BM25, best first), how many visible memories match
+        in all, and (when asked) hidden matches with the reason."""
         expr = match_expression(terms)
         if not expr:
-            return [], []
+            return [], 0, []
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
+        total = 0
+        ws_ids: set[str] = set()
         for scope, part in self.parts.items():
-            for d, score in docs.matches(part.db, scope, expr):
-                if self._shadowed(d):
-                    continue
-                reason = (self.policy.search_hidden_reason(d) if for_search
-                          else self.policy.hidden_reason(d))
-                if reason is None:
-                    found.append((d, score))
-                else:
-                    hidden.append((d.key, reason))
+            rows = docs.matches(part.db, scope, expr, self.policy, limit=pool,
+                                for_search=for_search)
+            if scope == "global" and "workspace" in self.parts:
+                ids = [d.id for d, _ in rows]
+                ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
+            kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
+            kept = [(d, s) for d, s in kept if self._hidden(d, for_search) is None]
+            found += kept
+            total += len(kept) if len(rows) < pool else docs.count_matches(
+                part.db, expr, self.policy, for_search=for_search) - (len(rows) - len(kept))
+            if want_hidden:
+                hidden += [(d.key, self._hidden(d, for_search) or "hidden")
+                           for d, _ in docs.matches(part.db, scope, expr, self.policy,
+                                                    limit=100, for_search=for_search,
+                                                    hidden=True)]
         found.sort(key=lambda ds: -ds[1])
-        return found, hidden
+        return found, total, hidden
 
-    def rank(self, terms: list[str], found: list[tuple[Doc, float]], pool: int
-             ) -> list[Candidate]:
-        top = found[:pool]
-        stems: dict[str, dict[int, tuple[str, str]]] = {}
-        for scope, part in self.parts.items():
-            stems[scope] = docs.stems_of(part.db, [d.rowid for d, _ in top if d.scope == scope])
+    def _hidden(self, d: Doc, for_search: bool) -> str | None:
+        return (self.policy.search_hidden_reason(d) if for_search
+                else self.policy.hidden_reason(d))
+
+    def rank(self, terms: list[str], found: list[tuple[Doc, float]]) -> list[Candidate]:
+        self._load_extras([d for d, _ in found])
         cands = []
-        for d, score in top:
-            field_s, tag_s = stems[d.scope].get(d.rowid, ("", ""))
+        for d, score in found:
+            ex = self._extras[d.key]
             cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                                   field_stems=frozenset(field_s.split()),
-                                   tag_stems=frozenset(tag_s.split()), updated=d.updated))
+                                   field_stems=ex.field_stems, tag_stems=ex.tag_stems,
+                                   updated=d.updated))
         return rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
 
-    def route(self, task: str, limit: int) -> Routed:
+    def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
-        found, routed.hidden = self.candidates(routed.anchors)
+        pool = max(RERANK_MIN, limit * RERANK_POOL)
+        found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
+                                                               want_hidden=want_hidden)
         routed.docs = {d.key: d for d, _ in found}
-        routed.ranked = self.rank(routed.anchors, found, max(RERANK_MIN, limit * RERANK_POOL))
-        routed.matched = len(found)
+        routed.ranked = self.rank(routed.anchors, found)
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
@@ -142,7 +168,7 @@ class Router:
             if d is None:
                 return []
             out = []
-            for dep_id in self.memory(d).depends_on:
+            for dep_id in self.extras(d).depends_on:
                 dep = self.doc(dep_id)
                 if dep is None:
                     routed.missing.append((key, dep_id))
@@ -164,9 +190,10 @@ class Router:
         pool = [routed.docs[c.key] for c in routed.ranked[:RERANK_MIN]]
         counts: Counter[str] = Counter()
         for d in pool:
-            counts.update({t.lower() for t in self.memory(d).tags})
+            counts.update({t.lower() for t in self.extras(d).tags})
         useful = [(n, t) for t, n in counts.items()
-                  if n < len(pool) and not any(anchor_hits(a, stems(t)) for a in routed.anchors)]
+                  if n < len(pool) and not any(anchor_hits(a, _tag_stems(t))
+                                               for a in routed.anchors)]
         return [t for _, t in sorted(useful, key=lambda nt: (-nt[0], nt[1]))[:5]]
 
 
@@ -181,3 +208,8 @@ def active_variant(settings: Settings) -> str:
     if settings.get("rule_variants.enabled"):
         return str(settings.get("rule_variants.active"))
     return "balanced"
+
+
+@lru_cache(maxsize=4096)
+def _tag_stems(tag: str) -> frozenset[str]:
+    return frozenset(stems(tag))

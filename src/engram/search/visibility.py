@@ -46,6 +46,8 @@ class Policy:
     today: str = ""
 
     def is_ignored(self, rel_path: str, memory_id: str) -> bool:
+        if not self.ignore:
+            return False
         name = rel_path.rsplit("/", 1)[-1]
         for pattern in self.ignore:
             pat = pattern.strip().lstrip("/")
