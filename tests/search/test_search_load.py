@@ -88,12 +88,13 @@ def test_workspace_memory_wins_over_global_with_the_same_id(
     glob.mkdir()
     monkeypatch.setenv("ENGRAM_GLOBAL_DIR", str(glob))
     put(glob, "docker-compose-usage", content="- Global: use compose v1.", scope="global")
-    put(glob, "docker-image-tags", content="- Global: tag docker images by sha.", scope="global")
-    put(ws, "docker-compose-usage", content="- Workspace: use compose v2.")
+    put(glob, "docker-compose-profiles", content="- Global: docker compose profiles per service.",
+        scope="global", tags=["docker"])
+    put(ws, "docker-compose-usage", content="- Workspace: use compose v2.", tags=["docker"])
     out = load(resolve(), query="docker compose")
     assert "workspace:docker-compose-usage" in out.data["selected_keys"]
     assert "global:docker-compose-usage" not in out.data["selected_keys"]
-    assert "global:docker-image-tags" in out.data["selected_keys"]
+    assert "global:docker-compose-profiles" in out.data["selected_keys"]
     assert "Workspace: use compose v2." in out.text and "compose v1" not in out.text
 
 

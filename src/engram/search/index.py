@@ -24,7 +24,8 @@ from engram.store.model import Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
-SCHEMA = 6  # 4: route_fts (search/docs.py); 5: meta (quick freshness key); 6: approved
+# Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
+SCHEMA = 7  # 4: route_fts; 5: meta (quick freshness key); 6: approved; 7: kind words
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,

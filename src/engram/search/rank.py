@@ -14,26 +14,32 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from engram.search.terms import GENERIC_WORDS
 from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
-# many things in passing. `kind` holds the type's alias words (`workflow` → skills), weighted low
-# so it separates types without outranking real subject matches.
+# many things in passing; the id is the title's slug, so it adds little on top of the title.
+# `kind` holds the type's alias words (`workflow` → skills), weighted low so it separates types
+# without outranking real subject matches.
 COLUMNS = ("ident", "title", "tags", "triggers", "body", "kind")
-WEIGHTS = (3.0, 4.0, 3.0, 3.0, 1.0, 0.5)
-MIN_PREFIX = 4  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
+WEIGHTS = (1.0, 3.0, 2.0, 2.0, 1.0, 0.5)
+MIN_PREFIX = 5  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
 TAG_BOOST = 0.15  # per anchor that is one of the memory's tags or triggers
 TAG_BOOST_MAX = 0.45
 RECENCY_BOOST = 0.05  # at most +5% for a memory updated today, fading to 0 over a year
 RECENCY_DAYS = 365
-# A candidate scoring below this fraction of the best one is noise from a single passing word.
-RELATIVE_FLOOR = 0.0
+# A candidate scoring below this fraction of the best one is noise from a passing word; the
+# pack stays small when one subject clearly wins.
+RELATIVE_FLOOR = 0.4
 MATCHED_FOR = 16
+NEIGHBOUR_BOOST = 2.0  # score × (1 + 2·support), support in [0, 1]
 
 
 def kind_words(memory_type: str) -> str:
-    """The words a type answers to (from the model's alias table, not from any query set)."""
-    return " ".join(sorted(a for a, t in TYPE_ALIASES.items() if t == memory_type))
+    """The words a type answers to (from the model's alias table, not from any query set),
+    without the generic ones (`rule`, `skill`, …), which never anchor anyway."""
+    return " ".join(sorted(a for a, t in TYPE_ALIASES.items()
+                           if t == memory_type and a not in GENERIC_WORDS))
 
 
 def match_expression(anchors: Sequence[str]) -> str:
@@ -42,7 +48,9 @@ def match_expression(anchors: Sequence[str]) -> str:
     for a in anchors:
         if not a.isalnum():
             continue
-        parts.append(f'"{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
+        # Exact and prefix as two phrases: an exact hit scores on both, so it outranks a word
+        # that merely starts the same way (`sent` vs `sentry`).
+        parts.append(f'"{a}" OR "{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
     return " OR ".join(parts)
 
 
@@ -58,6 +66,7 @@ class Candidate:
     field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
     tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
     updated: str = ""
+    tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
     score: float = 0.0
     matched: list[str] = field(default_factory=list)
 
@@ -78,13 +87,31 @@ def recency(updated: str, today: dt.date) -> float:
     return RECENCY_BOOST * max(0.0, 1.0 - age / RECENCY_DAYS)
 
 
+def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
+    """Share of the other candidates' BM25 mass that shares a tag with each candidate.
+
+    The cluster hypothesis: memories on the task's subject tag each other's topics, while a
+    memory that matched one query word by accident (an office note that mentions Friday) stands
+    alone. Only candidates that already matched an anchor are looked at, so this reorders but
+    never selects (§6.1.3).
+    """
+    total = sum(c.bm25 for c in cands)
+    out: dict[str, float] = {}
+    for c in cands:
+        rest = total - c.bm25
+        shared = sum(d.bm25 for d in cands if d is not c and c.tags & d.tags)
+        out[c.key] = shared / rest if rest > 0 else 0.0
+    return out
+
+
 def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
            floor: float = RELATIVE_FLOOR) -> list[Candidate]:
     """Apply the boosts and return candidates best first (ties: workspace, then id)."""
+    support = neighbour_support(cands)
     for c in cands:
         tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
-        c.score = c.bm25 * (1.0 + boost)
+        c.score = c.bm25 * (1.0 + boost) * (1.0 + NEIGHBOUR_BOOST * support[c.key])
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
     if ordered and floor > 0:
         cut = ordered[0].score * floor

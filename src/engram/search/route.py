@@ -135,7 +135,8 @@ class Router:
             ex = self._extras[d.key]
             cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
                                    field_stems=ex.field_stems, tag_stems=ex.tag_stems,
-                                   updated=d.updated))
+                                   updated=d.updated,
+                                   tags=frozenset(t.lower() for t in ex.tags)))
         return rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:

@@ -20,19 +20,20 @@ _STOP_TEXT = """
 a about above after again against all also am an and any are as at be because been before being
 below between both but by can could did do does doing done down during each either else etc ever
 every few for from further get gets getting go going got had has have having he her here hers him
-his how i if in into is it its itself just let lets like may me might mine more most much must my
-need needs no nor not now of off on once one only onto or other our ours out over own per please
-same shall she should so some such than that the their theirs them then there these they this those
-through thus to too under until up upon us use used using very via want wants was we were what when
-where whether which while who whom whose why will with within without would yet you your yours
+his how i if in into is it its itself just know knows let lets like may me might mine more most
+much must my need needs no nor not now of off ok okay on once one only onto or other our ours out
+over own per please same say says shall she should show so some such tell than that the their
+theirs them then there these they think this those through thus to too under until up upon us use
+used using very via want wants was we were what when where whether which while who whom whose why
+will with within without would yet you your yours
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 # Words that describe Engram itself rather than a project's subject: they never anchor a route.
 _GENERIC_TEXT = """
 agent agents ai applies apply assistant context engram guideline guidelines help instruction
-instructions knowledge memories memory note notes recall regarding related relevant remember rule
-rules skill skills stuff task tasks thing things work
+instructions knowledge load loads memories memory note notes recall regarding related relevant
+remember rule rules skill skills stuff task tasks thing things work
 """
 GENERIC_WORDS = frozenset(_GENERIC_TEXT.split())
 
