@@ -73,7 +73,6 @@ def _stemmed(text: str) -> str:
 class Extras:
     """What reranking and selection need about a candidate, without decoding its JSON."""
 
-    field_stems: frozenset[str]
     tag_stems: frozenset[str]
     tags: tuple[str, ...]
     depends_on: tuple[str, ...]
@@ -184,16 +183,25 @@ def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
 
 
 def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extras]:
-    """Stems, tags and prerequisites of a few rows (the candidates that get reranked)."""
+    """Tag stems, tags and prerequisites of a few rows (the candidates that get reranked)."""
     if not rowids:
         return {}
     marks = ", ".join("?" * len(rowids))
-    sql = (f"SELECT rowid, {', '.join(_EXTRA)} FROM route_fts "  # noqa: S608
+    sql = (f"SELECT rowid, tag_stems, tags_raw, depends_raw FROM route_fts "  # noqa: S608
            f"WHERE rowid IN ({marks})")
-    return {int(r[0]): Extras(frozenset(str(r[1]).split()), frozenset(str(r[2]).split()),
-                              tuple(t for t in str(r[3]).split(_SEP) if t),
-                              tuple(t for t in str(r[4]).split(_SEP) if t))
+    return {int(r[0]): Extras(frozenset(str(r[1]).split()),
+                              tuple(t for t in str(r[2]).split(_SEP) if t),
+                              tuple(t for t in str(r[3]).split(_SEP) if t))
             for r in conn.execute(sql, tuple(rowids))}
+
+
+def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, frozenset[str]]:
+    """Every stem of id, title, tags, triggers and body (to report which anchors matched)."""
+    if not rowids:
+        return {}
+    marks = ", ".join("?" * len(rowids))
+    sql = f"SELECT rowid, field_stems FROM route_fts WHERE rowid IN ({marks})"  # noqa: S608
+    return {int(r[0]): frozenset(str(r[1]).split()) for r in conn.execute(sql, tuple(rowids))}
 
 
 def data_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:

@@ -56,6 +56,7 @@ class RootIndex:
         self.root = root
         self.store = Store(root)
         self.db = self._open()
+        self._ino = self._cache_inode()
         self._fresh = False
         self._quick = False
 
@@ -82,6 +83,12 @@ class RootIndex:
             db.executescript(_DDL)
         db.execute("PRAGMA synchronous=NORMAL")
         return db
+
+    def _cache_inode(self) -> int:
+        try:
+            return (self.root.cache_dir / "index.sqlite").stat().st_ino
+        except OSError:
+            return -1  # in-memory index: never reused across commands
 
     def _stat_listing(self) -> dict[str, tuple[int, int, int]]:
         """(mtime, size, inode) of every file `Store.memory_files()` lists, without Path objects.
@@ -151,6 +158,12 @@ class RootIndex:
             # An unreadable hashes file approves nothing: the guarded read skips every file.
             hashes = {}
         self.db.executemany("INSERT INTO approved VALUES (?, ?)", hashes.items())
+
+    def memory_if(self, rel: str, sha: str) -> Memory | None:
+        """The indexed Memory of `rel` if it was parsed from bytes with this hash."""
+        row = self.db.execute("SELECT m.data FROM files f JOIN mem m ON m.rel = f.rel "
+                              "WHERE f.rel = ? AND f.sha = ?", (rel, sha)).fetchone()
+        return memory_from_json(row[0]) if row else None
 
     def approved(self, rel: str) -> str | None:
         """The approved hash of a file, as of the last refresh."""
@@ -229,6 +242,18 @@ class RootIndex:
                         (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
                          " ".join(mem.triggers), mem.body))
         docs.put(self.db, int(cur.lastrowid or 0), mem)
+
+    def usable(self) -> bool:
+        """False once the cache file this connection uses was deleted or replaced."""
+        try:
+            return os.stat(self.root.cache_dir / "index.sqlite").st_ino == self._ino  # noqa: PTH116
+        except OSError:
+            return False
+
+    def forget_freshness(self) -> None:
+        """Make the next read check the files again (a new command in a long-lived process)."""
+        self._fresh = False
+        self._quick = False
 
     def ensure_fresh(self) -> None:
         if not self._fresh:

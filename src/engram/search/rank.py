@@ -31,7 +31,7 @@ RECENCY_DAYS = 365
 # A candidate scoring below this fraction of the best one is noise from a passing word; the
 # pack stays small when one subject clearly wins.
 RELATIVE_FLOOR = 0.4
-MATCHED_FOR = 16
+MATCHED_FOR = 16  # candidates whose matched anchors are reported
 NEIGHBOUR_BOOST = 2.0  # score × (1 + 2·support), support in [0, 1]
 
 
@@ -116,8 +116,10 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     if ordered and floor > 0:
         cut = ordered[0].score * floor
         ordered = [c for c in ordered if c.score >= cut]
-    for c in ordered[:MATCHED_FOR]:
-        # Which anchors a memory matched is only reported (explain, search), so only computed
-        # for the head of the list.
-        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]
     return ordered
+
+
+def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
+    """Record which anchors each candidate matched (reported by explain and search only)."""
+    for c in cands:
+        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]

@@ -8,6 +8,9 @@ index holds active files and notes), so `load --id` can still show them with a w
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -64,6 +67,7 @@ class Reader:
     scan: Scanner | None = None
     index: MemoryIndex | None = None
     _hashes: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    _dirs: dict[str, str | None] = field(default_factory=dict)
 
     def root(self, scope: str) -> Root | None:
         return next((r for r in self.roots.existing() if r.scope == scope), None)
@@ -87,7 +91,7 @@ class Reader:
         if root is None:
             return Read(None, skip=Skip(shown, "its root is gone"))
         try:
-            data = Store(root).read_bytes(rel)
+            data = self._bytes(root, rel)
         except (EngramError, OSError) as exc:
             return Read(None, skip=Skip(shown, f"cannot be read: {exc}"))
         sha = sha256_hex(data)
@@ -99,11 +103,55 @@ class Reader:
         if skip is not None:
             return Read(None, skip=skip, sha=sha)
         try:
-            memory = parse_bytes(data, rel, root)
+            memory = self._indexed(root, rel, sha) or parse_bytes(data, rel, root)
         except InvalidMemoryError as exc:
             return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
                         sha=sha)
         return Read(memory, raw=data.decode("utf-8"), sha=sha)
+
+    def _bytes(self, root: Root, rel: str) -> bytes:
+        """The file's bytes, refusing paths that leave the root and symlinked files.
+
+        The directories' real paths are resolved once per command; the file itself is opened
+        with O_NOFOLLOW, so a symlink planted in place of a memory is refused by the store's
+        own checks (the slow path) instead of followed.
+        """
+        parts = rel.split("/")
+        if ".." in parts or rel.startswith("/") or "\x00" in rel or len(parts) < 2:
+            return Store(root).read_bytes(rel)
+        real_dir = self._real_dir(root, "/".join(parts[:-1]))
+        if real_dir is None:
+            return Store(root).read_bytes(rel)
+        try:
+            fd = os.open(f"{real_dir}/{parts[-1]}", os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return Store(root).read_bytes(rel)
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return Store(root).read_bytes(rel)
+            chunks = []
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def _real_dir(self, root: Root, rel_dir: str) -> str | None:
+        key = f"{root.scope}:{rel_dir}"
+        if key not in self._dirs:
+            real_root = os.path.realpath(root.path)
+            real = os.path.realpath(root.path / rel_dir)
+            inside = real.startswith(real_root + os.sep)
+            self._dirs[key] = real if inside else None
+        return self._dirs[key]
+
+    def _indexed(self, root: Root, rel: str, sha: str) -> Memory | None:
+        """The index's parse of exactly these bytes, when it has one (saves re-parsing)."""
+        part = next((p for p in self.index.parts if p.root.scope == root.scope), None) \
+            if self.index is not None else None
+        return part.memory_if(rel, sha) if part is not None else None
 
     def archived(self, memory_id: str) -> list[tuple[str, str]]:
         """(scope, rel) of archived copies of an id, newest archive first."""

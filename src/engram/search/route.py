@@ -18,7 +18,14 @@ from engram.config import Settings
 from engram.search import docs
 from engram.search.docs import Doc, Extras
 from engram.search.index import MemoryIndex, RootIndex
-from engram.search.rank import Candidate, anchor_hits, match_expression, rerank
+from engram.search.rank import (
+    MATCHED_FOR,
+    Candidate,
+    anchor_hits,
+    mark_matched,
+    match_expression,
+    rerank,
+)
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
@@ -84,8 +91,7 @@ class Router:
             rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
             got = docs.extras_of(part.db, [d.rowid for d in rows])
             for d in rows:
-                self._extras[d.key] = got.get(d.rowid) or docs.Extras(
-                    frozenset(), frozenset(), (), ())
+                self._extras[d.key] = got.get(d.rowid) or docs.Extras(frozenset(), (), ())
 
     def _shadowed(self, d: Doc) -> bool:
         ws = self.parts.get("workspace")
@@ -134,10 +140,19 @@ class Router:
         for d, score in found:
             ex = self._extras[d.key]
             cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                                   field_stems=ex.field_stems, tag_stems=ex.tag_stems,
-                                   updated=d.updated,
+                                   tag_stems=ex.tag_stems, updated=d.updated,
                                    tags=frozenset(t.lower() for t in ex.tags)))
-        return rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
+        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
+        head = ranked[:MATCHED_FOR]
+        rowids = {d.key: d.rowid for d, _ in found}
+        for scope, part in self.parts.items():
+            stems = docs.field_stems_of(part.db, [rowids[c.key] for c in head
+                                                  if c.scope == scope])
+            for c in head:
+                if c.scope == scope:
+                    c.field_stems = stems.get(rowids[c.key], frozenset())
+        mark_matched(head, terms)
+        return ranked
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
@@ -198,10 +213,28 @@ class Router:
         return [t for _, t in sorted(useful, key=lambda nt: (-nt[0], nt[1]))[:5]]
 
 
+# A long-lived process (the MCP server) reuses its index connections between calls; each call
+# still re-checks freshness (RootIndex.quick_refresh), so reuse never serves stale routes.
+_OPEN: dict[tuple[str, ...], MemoryIndex] = {}
+
+
+def open_index(roots: Roots) -> MemoryIndex:
+    key = tuple(str(r.path) for r in roots.existing())
+    index = _OPEN.get(key)
+    if index is not None and all(p.usable() for p in index.parts):
+        for part in index.parts:
+            part.forget_freshness()
+        return index
+    if index is not None:
+        index.close()
+    index = _OPEN[key] = MemoryIndex(roots)
+    return index
+
+
 def open_router(roots: Roots, settings: Settings | None = None) -> tuple[Router, Settings]:
     settings = settings or roots.settings()
     policy = make_policy(settings.get("ignore.patterns"), roots.project, settings.get("roles"))
-    return Router(MemoryIndex(roots), policy), settings
+    return Router(open_index(roots), policy), settings
 
 
 def active_variant(settings: Settings) -> str:
