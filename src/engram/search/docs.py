@@ -21,11 +21,15 @@ from engram.search.visibility import Policy
 from engram.store.model import Memory
 
 DDL = f"""
-CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
+CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)}, flags,
   field_stems UNINDEXED, tag_stems UNINDEXED, tags_raw UNINDEXED, depends_raw UNINDEXED,
   tokenize='unicode61 remove_diacritics 2');
 """
 _EXTRA = ("field_stems", "tag_stems", "tags_raw", "depends_raw")
+# `flags` tokens let FTS5 itself drop always-hidden rows and find the few whose visibility
+# depends on the user's config, so counting matches never has to join every row (§6.1.1).
+HIDDEN_FLAG = "zzhidden"  # archived, superseded or low confidence
+DYNAMIC_FLAG = "zzdynamic"  # role-scoped or a working note: depends on config and date
 _SEP = "\x1f"  # joins list values; never part of an id or a tag
 _HEADING = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 _MEM_COLS = ("rel", "id", "type", "lifecycle", "confidence", "roles", "tier", "valid_until",
@@ -90,13 +94,16 @@ def fts_values(m: Memory) -> tuple[str, ...]:
             _stemmed(kind_words(m.type)))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
-    return (*cols, field_stems, tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on))
+    flags = " ".join(f for f, on in (
+        (HIDDEN_FLAG, m.lifecycle in ("archived", "superseded") or m.confidence == "low"),
+        (DYNAMIC_FLAG, bool(m.roles) or m.is_note)) if on)
+    return (*cols, flags, field_stems, tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on))
 
 
 def put(conn: sqlite3.Connection, rowid: int, m: Memory) -> None:
     """Index one memory under the `mem` row id it got (caller holds the transaction)."""
-    names = ", ".join((*COLUMNS, *_EXTRA))
-    marks = ", ?" * (len(COLUMNS) + len(_EXTRA))
+    names = ", ".join((*COLUMNS, "flags", *_EXTRA))
+    marks = ", ?" * (len(COLUMNS) + 1 + len(_EXTRA))
     conn.execute(f"INSERT INTO route_fts(rowid, {names}) VALUES (?{marks})",  # noqa: S608
                  (rowid, *fts_values(m)))
 
@@ -147,30 +154,87 @@ def _register(conn: sqlite3.Connection, policy: Policy) -> None:
                          deterministic=True)
 
 
+def fts_query(match: str, *, for_search: bool = False) -> str:
+    """The MATCH string: anchors searched in the ranked columns only, always-hidden rows
+    dropped for routing (search still shows superseded and low-confidence memories)."""
+    query = f"{{{' '.join(COLUMNS)}}} : ({match})"
+    return query if for_search else f"({query}) NOT flags : {HIDDEN_FLAG}"
+
+
+def _bm25() -> str:
+    return f"-bm25(route_fts, {', '.join(str(w) for w in WEIGHTS)}, 0.0)"
+
+
+def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -> dict[int, Doc]:
+    if not rowids:
+        return {}
+    marks = ", ".join("?" * len(rowids))
+    rows = conn.execute(_SELECT + f" WHERE m.rowid IN ({marks})", tuple(rowids))  # noqa: S608
+    return {int(r[0]): _doc(scope, r) for r in rows}
+
+
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
             for_search: bool = False, hidden: bool = False) -> list[tuple[Doc, float]]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
-    `hidden=True`, hides), with BM25 scores (positive, best first)."""
+    `hidden=True`, hides), with BM25 scores (positive, best first).
+
+    BM25 runs inside FTS5 on the index alone; only the top rows are joined with `mem` and
+    checked against the policy, widening the window when too many of them are hidden.
+    """
+    if hidden or policy.ignore:
+        return _matches_joined(conn, scope, match, policy, limit=limit,
+                               for_search=for_search, hidden=hidden)
+    query = fts_query(match, for_search=for_search)
+    sql = (f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
+           "WHERE route_fts MATCH ? ORDER BY s DESC LIMIT ?")
+    window = limit * 2
+    while True:
+        rows = conn.execute(sql, (query, window)).fetchall()
+        found = docs_by_rowid(conn, scope, [int(r[0]) for r in rows])
+        check = policy.search_hidden_reason if for_search else policy.hidden_reason
+        out = [(found[int(r)], float(s)) for r, s in rows
+               if int(r) in found and check(found[int(r)]) is None]
+        if len(out) >= limit or len(rows) < window:
+            return out[:limit]
+        window *= 4
+
+
+def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
+                    limit: int, for_search: bool, hidden: bool) -> list[tuple[Doc, float]]:
+    """Visibility evaluated in SQL for every match (ignore globs, explain's hidden list)."""
     _register(conn, policy)
     where, params = visibility_sql(policy, for_search=for_search)
     if hidden:
         where = f"NOT ({where})"
-    weights = ", ".join(str(w) for w in WEIGHTS)
-    sql = (f"SELECT -bm25(route_fts, {weights}) AS s, m.rowid, "  # noqa: S608
+    sql = (f"SELECT {_bm25()} AS s, m.rowid, "  # noqa: S608
            + ", ".join(f"m.{c}" for c in _MEM_COLS)
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
            f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
-    rows = conn.execute(sql, (match, *params, limit))
+    rows = conn.execute(sql, (fts_query(match, for_search=True), *params, limit))
     return [(_doc(scope, row[1:]), float(row[0])) for row in rows]
 
 
 def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
                   for_search: bool = False) -> int:
-    _register(conn, policy)
-    where, params = visibility_sql(policy, for_search=for_search)
-    sql = ("SELECT count(*) FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"  # noqa: S608
-           f" WHERE route_fts MATCH ? AND {where}")
-    return int(conn.execute(sql, (match, *params)).fetchone()[0])
+    """How many memories the policy shows match: an FTS5 count, corrected by the few rows
+    whose visibility depends on roles or dates (exact, by a join, under ignore globs)."""
+    if policy.ignore:
+        _register(conn, policy)
+        where, params = visibility_sql(policy, for_search=for_search)
+        sql = ("SELECT count(*) FROM route_fts JOIN mem m "  # noqa: S608
+               f"ON m.rowid = route_fts.rowid WHERE route_fts MATCH ? AND {where}")
+        query = fts_query(match, for_search=True)
+        return int(conn.execute(sql, (query, *params)).fetchone()[0])
+    query = fts_query(match, for_search=for_search)
+    total = int(conn.execute("SELECT count(*) FROM route_fts WHERE route_fts MATCH ?",
+                             (query,)).fetchone()[0])
+    if for_search:
+        return total
+    dynamic = [int(r[0]) for r in conn.execute(
+        "SELECT rowid FROM route_fts WHERE route_fts MATCH ?",
+        (f"{query} AND flags : {DYNAMIC_FLAG}",))]
+    found = docs_by_rowid(conn, "", dynamic)
+    return total - sum(1 for d in found.values() if policy.hidden_reason(d) is not None)
 
 
 def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:

@@ -25,7 +25,7 @@ from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 7  # 4: route_fts; 5: meta (quick freshness key); 6: approved; 7: kind words
+SCHEMA = 8  # 4: route_fts; 5: meta (freshness key); 6: approved; 7: kind words; 8: flags
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
