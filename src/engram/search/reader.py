@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
@@ -22,6 +23,7 @@ from engram.store.repo import NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 
+@lru_cache(maxsize=1)
 def default_scanner() -> Scanner | None:
     """The shared secret/injection scanner, when the safety package provides it."""
     try:
@@ -141,7 +143,8 @@ class Reader:
     def _real_dir(self, root: Root, rel_dir: str) -> str | None:
         key = f"{root.scope}:{rel_dir}"
         if key not in self._dirs:
-            real_root = os.path.realpath(root.path)
+            real_root = self._dirs.get(root.scope) or os.path.realpath(root.path)
+            self._dirs[root.scope] = real_root
             real = os.path.realpath(root.path / rel_dir)
             inside = real.startswith(real_root + os.sep)
             self._dirs[key] = real if inside else None
