@@ -224,3 +224,12 @@ def test_fixtures_parse_with_the_store_parser() -> None:
         for rel, path in memory_files(FIXTURE / scope):
             memory = fmt.parse_memory(path.read_text(encoding="utf-8"), rel, scope)
             assert memory.id == path.stem
+
+
+def test_fixtures_and_synthetic_files_pass_the_safety_scan(synth_root: Path) -> None:
+    scan = pytest.importorskip("engram.safety.scan")
+    if not hasattr(scan, "scan_text"):
+        pytest.skip("engram.safety.scan has no scan_text yet")
+    paths = [p for _rel, p in memory_files(FIXTURE)] + [p for _r, p in memory_files(synth_root)]
+    flagged = [p for p in paths if scan.scan_text(p.read_text(encoding="utf-8"))]
+    assert flagged == []

@@ -184,10 +184,18 @@ class _Generator:
         rng = self.rng
         if mtype == "skill":
             steps = rng.sample(V.SKILL_STEPS, rng.randint(3, 6))
-            return [f"{i}. {s.format_map(self.words(topic))}" for i, s in enumerate(steps, 1)]
-        pool = V.RULE_SENTENCES if mtype == "rule" else V.KNOWLEDGE_SENTENCES
-        count = rng.randint(1, 3) if mtype == "rule" else rng.randint(1, 4)
-        return [f"- {s.format_map(self.words(topic))}" for s in rng.sample(pool, count)]
+            lines = [f"{i}. {s.format_map(self.words(topic))}" for i, s in enumerate(steps, 1)]
+        else:
+            pool = V.RULE_SENTENCES if mtype == "rule" else V.KNOWLEDGE_SENTENCES
+            count = rng.randint(1, 3) if mtype == "rule" else rng.randint(1, 4)
+            lines = [f"- {s.format_map(self.words(topic))}" for s in rng.sample(pool, count)]
+        # A fifth of skills and knowledge get a longer paragraph, so pack sizes vary as in a
+        # real store (a few memories of 300+ words among many short ones).
+        if mtype != "rule" and rng.random() < 0.2:
+            sentences = [rng.choice(V.KNOWLEDGE_SENTENCES + V.SKILL_STEPS)
+                         for _ in range(rng.randint(4, 12))]
+            lines += ["", " ".join(s.format_map(self.words(topic)) for s in sentences)]
+        return lines
 
     def _meta(self, memory: SynthMemory, topic: V.Topic) -> dict[str, Any]:
         rng = self.rng
@@ -236,6 +244,11 @@ class _Words(dict[str, str]):
             return verb[0].upper() + verb[1:]
         if key == "component":
             return rng.choices(gen.components, cum_weights=gen.component_weights)[0]
+        if key == "noun2":
+            # A second noun that repeats the first reads wrong ("the queue over the queue").
+            first = self["noun"]
+            return next((n for n in (gen.pick(topic.nouns) for _ in range(4)) if n != first),
+                        topic.nouns[-1] if first != topic.nouns[-1] else topic.nouns[0])
         if key in _TOPIC_FIELDS:
             return gen.pick(getattr(topic, _TOPIC_FIELDS[key]))
         if key == "ticket":
@@ -243,8 +256,7 @@ class _Words(dict[str, str]):
         return topic.name if key == "topic" else str(rng.choice(_PLAIN_FIELDS[key]))
 
 
-_TOPIC_FIELDS = {"verb": "verbs", "noun": "nouns", "noun2": "nouns", "path": "paths",
-                 "command": "commands"}
+_TOPIC_FIELDS = {"verb": "verbs", "noun": "nouns", "path": "paths", "command": "commands"}
 _PLAIN_FIELDS: dict[str, tuple[object, ...]] = {
     "env": ("staging", "production", "preview", "local"),
     "num": (2, 5, 10, 15, 30, 50, 100, 400, 1000), "num2": (7, 14, 30, 90, 365),

@@ -28,6 +28,7 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
     ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
     ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
+    ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
     ("load", "engram.cli.read", "load", "route a task to a token-budgeted memory pack", True),
     ("route", "engram.cli.read", "route", "classify a task and list what it routes to", True),
     ("search", "engram.cli.read", "search", "ranked lexical search over memories", True),

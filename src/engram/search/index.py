@@ -10,11 +10,12 @@ A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
 SCHEMA = 8  # 4: route_fts; 5: meta (freshness key); 6: approved; 7: kind words; 8: flags
+_FIELDS = tuple(f.name for f in fields(Memory))
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -42,11 +44,19 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 
 
 def memory_to_json(m: Memory) -> str:
-    return json.dumps(asdict(m), ensure_ascii=False, separators=(",", ":"))
+    # Hand-built instead of dataclasses.asdict: asdict deep-copies and dominated index builds.
+    return json.dumps({f: getattr(m, f) for f in _FIELDS}, ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 def memory_from_json(text: str) -> Memory:
     return Memory(**json.loads(text))
+
+
+def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
+    """A stable digest of (path, mtime, size, inode) for every file, independent of order."""
+    parts = sorted(f"{rel}\0{m}\0{s}\0{i}" for rel, (m, s, i) in disk.items())
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
 
 class RootIndex:
@@ -90,31 +100,6 @@ class RootIndex:
         except OSError:
             return -1  # in-memory index: never reused across commands
 
-    def _stat_listing(self) -> dict[str, tuple[int, int, int]]:
-        """(mtime, size, inode) of every file `Store.memory_files()` lists, without Path objects.
-
-        This runs before every read, so it works on strings and `DirEntry` stats only: at 10,000
-        memories building a Path per file would cost more than the whole query.
-        """
-        out: dict[str, tuple[int, int, int]] = {}
-        base = os.fspath(self.root.path)
-        for d in (*ACTIVE_DIRS, NOTE_DIR):
-            try:
-                with os.scandir(f"{base}/{d}") as it:
-                    for e in it:
-                        if not e.name.endswith(".md"):
-                            continue
-                        try:
-                            if not (e.is_file() or e.is_symlink()):
-                                continue
-                            st = e.stat(follow_symlinks=False)
-                        except FileNotFoundError:
-                            continue
-                        out[f"{d}/{e.name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-        return out
-
     def _dir_key(self) -> str:
         """Stats that change whenever a memory file is added, removed or renamed (every Engram
         write and git checkout renames or recreates files) and whenever hashes are approved."""
@@ -135,19 +120,34 @@ class RootIndex:
             return 0
         # Taken before the listing: a change racing with this refresh shows up next time.
         key = self._dir_key()
-        disk = self._stat_listing()
+        disk = self.store.stat_listing()
+        digest = _listing_digest(disk)
+        row = self.db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
+        if row and row[0] == digest:
+            # The common case: one stat per file and a string compare. The hashes may still
+            # have changed (a rehash), so the approved mirror follows the dir key.
+            if self._stored_key() != key:
+                with self._transaction():
+                    self._load_approved()
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
+            return 0
         known = {r: (m, s, i) for r, m, s, i in
                  self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
         changed = [r for r, st in disk.items() if known.get(r) != st]
         gone = [r for r in known if r not in disk]
         with self._transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (digest,))
             for rel in gone:
                 self._drop(rel)
             for rel in changed:
-                self._index_file(rel, disk[rel])
+                self._index_file(rel, disk[rel], rel in known)
             self._load_approved()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
         return len(changed) + len(gone)
+
+    def _stored_key(self) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'dir_key'").fetchone()
+        return str(row[0]) if row else None
 
     def _load_approved(self) -> None:
         """Mirror memory.hashes.json (its stats are part of the dir key) for point lookups."""
@@ -179,8 +179,7 @@ class RootIndex:
         """
         if self._fresh or self._quick or not self.root.exists():
             return
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'dir_key'").fetchone()
-        if row is None or row[0] != self._dir_key():
+        if self._stored_key() != self._dir_key():
             self.refresh()
         self._quick = True
 
@@ -194,7 +193,7 @@ class RootIndex:
         except OSError:
             return
         with self._transaction():
-            self._index_file(rel, (st.st_mtime_ns, st.st_size, st.st_ino))
+            self._index_file(rel, (st.st_mtime_ns, st.st_size, st.st_ino), row is not None)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -214,8 +213,9 @@ class RootIndex:
             self.db.execute("DELETE FROM mem WHERE rowid=?", row)
         self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
 
-    def _index_file(self, rel: str, st: tuple[int, int, int]) -> None:
-        self._drop(rel)
+    def _index_file(self, rel: str, st: tuple[int, int, int], known: bool) -> None:
+        if known:
+            self._drop(rel)
         error, line, sha = None, 0, ""
         try:
             data = self.store.read_bytes(rel)
