@@ -206,3 +206,13 @@ def test_json_envelope_is_the_only_stdout_even_on_failure(
     code, out, err = run_cli("load", "sentry", "--budget-tokens", "50", "--json", capsys=capsys)
     doc = json.loads(out)
     assert code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "usage.budget"
+
+
+def test_the_real_scanner_skips_a_secret_but_allows_the_author_email(ws: Path) -> None:
+    put(ws, "smtp-relay", content="- SMTP relay password=Sup3rS3cretValue99 on port 587.")
+    put(ws, "smtp-owner", content="- The SMTP relay belongs to the platform team.",
+        author_email="jane@corp.example.com", author_name="Jane")
+    out = load(resolve(), query="smtp relay")
+    assert "SKIPPED knowledge/smtp-relay.md: contains a secret or PII at line" in out.text
+    assert "Sup3rS3cret" not in out.text
+    assert out.data["body_keys"] == ["workspace:smtp-owner"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -76,7 +75,7 @@ def test_a_symlinked_memory_file_is_never_printed(ws: Path, tmp_path: Path) -> N
     outside = tmp_path / "outside.md"
     outside.write_bytes((ws / rel).read_bytes())
     (ws / rel).unlink()
-    os.symlink(outside, ws / rel)
+    (ws / rel).symlink_to(outside)
     out = load(resolve(), query="vault secrets")
     assert "kv/ledgerly" not in out.text
     assert all(k != "workspace:vault-paths" for k in out.data["body_keys"])

@@ -51,8 +51,8 @@ def check(rel_path: str, data: bytes, hashes: Mapping[str, str],
 
 def describe(finding: object) -> str:
     """Name what the scanner found without ever repeating the matched text."""
-    kind = str(getattr(finding, "kind", "") or getattr(finding, "category", "") or "")
-    rule = str(getattr(finding, "rule", "") or getattr(finding, "code", "") or "")
+    kind = f"{getattr(finding, 'category', '')} {getattr(finding, 'kind', '')}"
+    rule = str(getattr(finding, "label", "") or getattr(finding, "rule", "") or "")
     line = getattr(finding, "line", None)
     what = "an injection line" if "inject" in f"{kind} {rule}".lower() else "a secret or PII"
     where = f" at line {line}" if isinstance(line, int) else ""

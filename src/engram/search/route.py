@@ -33,8 +33,8 @@ from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
-RERANK_POOL = 3  # rerank this many candidates per pack slot (BM25 order is already close)
-RERANK_MIN = 24
+RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
+RERANK_MIN = 32
 
 
 @dataclass
