@@ -68,11 +68,12 @@ def _p50(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def measure(n: int, runs: int = 30, cold_runs: int = 7) -> SizeResult:
+def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = None
+            ) -> SizeResult:
     from engram.bench.synth import generate
     from engram.search.api import load, search
 
-    with tempfile.TemporaryDirectory(prefix=f"engram-lat-{n}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"engram-lat-{n}-", dir=workdir) as tmp:
         base = Path(tmp)
         project = base / "project"
         root = project / ".agents" / ".engram"
@@ -117,6 +118,13 @@ def render_markdown(results: list[SizeResult]) -> str:
 
 def as_dicts(results: list[SizeResult]) -> list[dict[str, Any]]:
     return [vars(r) for r in results]
+
+
+def suite(base: Path, sizes: list[int], runs: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """The `engram bench` runner interface (engram.bench.report.RUNNERS)."""
+    results = [measure(n, runs=max(runs * 3, 10), cold_runs=max(runs // 2, 3), workdir=base)
+               for n in sizes]
+    return as_dicts(results), render_markdown(results).splitlines()
 
 
 def main() -> None:

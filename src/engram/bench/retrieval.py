@@ -170,6 +170,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[str, Any], list[str]]:
+    """The `engram bench` runner interface (engram.bench.report.RUNNERS); sizes are unused."""
+    report = run()
+    return report, render_markdown(report).splitlines()
+
+
 def main() -> None:
     report = run()
     print(render_markdown(report))
