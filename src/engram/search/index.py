@@ -26,7 +26,7 @@ from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 8  # 4: route_fts; 5: meta (freshness key); 6: approved; 7: kind words; 8: flags
+SCHEMA = 9  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned
 _FIELDS = tuple(f.name for f in fields(Memory))
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS mem(
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
+CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   id, title, tags, triggers, body, tokenize='porter unicode61');
 """ + docs.DDL
@@ -164,6 +165,16 @@ class RootIndex:
         row = self.db.execute("SELECT m.data FROM files f JOIN mem m ON m.rel = f.rel "
                               "WHERE f.rel = ? AND f.sha = ?", (rel, sha)).fetchone()
         return memory_from_json(row[0]) if row else None
+
+    def scanned_clean(self, sha: str, version: str) -> bool:
+        """True when bytes with this hash passed the content scan of this scanner version."""
+        row = self.db.execute("SELECT version FROM scanned WHERE sha = ?", (sha,)).fetchone()
+        return row is not None and row[0] == version
+
+    def record_clean(self, sha: str, version: str) -> None:
+        """Remember a clean scan (a cache: losing it only costs a rescan)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?)", (sha, version))
 
     def approved(self, rel: str) -> str | None:
         """The approved hash of a file, as of the last refresh."""

@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
@@ -26,20 +27,32 @@ from engram.workspace import Root, Roots
 _AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
 
 
-@lru_cache(maxsize=1)
-def default_scanner() -> Scanner | None:
+def _scan_with_safety(text: str) -> Sequence[object]:
     """The shared secret/PII/injection scanner, allowing the file's own author e-mail (§8:
-    e-mails are PII everywhere except the author fields)."""
+    e-mails are PII everywhere except the author fields). Imported on first use: compiling
+    its rules costs more than a whole cached load."""
+    from engram.safety import scan_text
+
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    return scan_text(text, allow_emails=_AUTHOR_EMAIL.findall(head))
+
+
+def default_scanner() -> Scanner:
+    return _scan_with_safety
+
+
+@lru_cache(maxsize=1)
+def scanner_version() -> str:
+    """Identifies the scan rules without importing them: clean verdicts cached in the index
+    are reused only while the engram version and the rules file are unchanged."""
+    import engram
+
+    rules = Path(engram.__file__).parent / "safety" / "rules.py"
     try:
-        from engram.safety import scan_text
-    except ImportError:  # pragma: no cover - safety ships with engram; kept for partial installs
-        return None
-
-    def scan(text: str) -> Sequence[object]:
-        head = text.split("\n---", 1)[0] if text.startswith("---") else ""
-        return scan_text(text, allow_emails=_AUTHOR_EMAIL.findall(head))
-
-    return scan
+        st = rules.stat()
+    except OSError:
+        return engram.__version__
+    return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
 
 
 @dataclass
@@ -84,8 +97,7 @@ class Reader:
         return next((r for r in self.roots.existing() if r.scope == scope), None)
 
     def hashes(self, root: Root) -> Mapping[str, str]:
-        part = next((p for p in self.index.parts if p.root.scope == root.scope), None) \
-            if self.index is not None else None
+        part = self._part(root)
         if part is not None:
             return _Approved(part)
         if root.scope not in self._hashes:
@@ -110,9 +122,13 @@ class Reader:
         if rel.startswith(f"{NOTE_DIR}/"):
             # Notes are git-ignored and never hashed (§3); they are still scanned.
             hashes = {rel: sha}
-        skip = check(rel, data, hashes, self.scan, display=shown)
+        part = self._part(root)
+        clean = part is not None and part.scanned_clean(sha, scanner_version())
+        skip = check(rel, data, hashes, None if clean else self.scan, display=shown)
         if skip is not None:
             return Read(None, skip=skip, sha=sha)
+        if part is not None and not clean and self.scan is not None:
+            part.record_clean(sha, scanner_version())
         try:
             memory = self._indexed(root, rel, sha) or parse_bytes(data, rel, root)
         except InvalidMemoryError as exc:
@@ -159,10 +175,14 @@ class Reader:
             self._dirs[key] = real if inside else None
         return self._dirs[key]
 
+    def _part(self, root: Root) -> RootIndex | None:
+        if self.index is None:
+            return None
+        return next((p for p in self.index.parts if p.root.scope == root.scope), None)
+
     def _indexed(self, root: Root, rel: str, sha: str) -> Memory | None:
         """The index's parse of exactly these bytes, when it has one (saves re-parsing)."""
-        part = next((p for p in self.index.parts if p.root.scope == root.scope), None) \
-            if self.index is not None else None
+        part = self._part(root)
         return part.memory_if(rel, sha) if part is not None else None
 
     def archived(self, memory_id: str) -> list[tuple[str, str]]:
