@@ -69,3 +69,11 @@ def test_a_real_process_prints_one_json_document_on_stdout(ws: Path, project: Pa
     doc = json.loads(proc.stdout)
     assert doc["data"]["selected_keys"] == ["workspace:pin-node-version",
                                             "workspace:node-upgrade-steps"]
+
+
+def test_without_a_memory_root_the_answer_points_to_init(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli("load", "fix the tests", capsys=capsys)
+    assert code == 0 and "run engram init" in out
+    code, out, _ = run_cli("search", "tests", "--json", capsys=capsys)
+    assert json.loads(out)["diagnostics"][0]["code"] == "load.no_root"

@@ -91,7 +91,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                     body_keys=pack.body_keys, card_ids=pack.card_ids,
                     omitted_ids=pack.omitted_ids)
     if not routed.selection.keys:
-        pack.text = explain_mod.empty_text(routed)
+        pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
     data: dict[str, Any] = {
         "selected_keys": [m.key for m in memories],
         "body_keys": pack.body_keys, "card_ids": pack.card_ids,
@@ -103,7 +103,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories)
     diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
-    diags += explain_mod.graph_diagnostics(routed)
+    diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
     return Outcome(text=pack.text, data=data, diagnostics=diags)
 
 
@@ -120,11 +120,13 @@ def route(roots: Roots, task: str) -> Outcome:
         lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score {e['score']:.2f}"
                   for i, e in enumerate(entries, 1)]
     else:
-        lines.append(explain_mod.empty_text(routed).rstrip("\n"))
+        lines.append((explain_mod.empty_text(routed)
+                      + explain_mod.no_root_text(roots)).rstrip("\n"))
     return Outcome(text="\n".join(lines) + "\n",
                    data={"entries": entries, "task_type": kind.task_type,
                          "confidence": kind.confidence},
-                   diagnostics=explain_mod.graph_diagnostics(routed))
+                   diagnostics=explain_mod.graph_diagnostics(routed)
+                   + explain_mod.root_diagnostics(roots))
 
 
 def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
@@ -146,5 +148,7 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
         entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
         lines.append(explain_mod.search_line(d, c, router.read(reader, d), terms))
     if not entries:
-        lines = [explain_mod.empty_text_for_search(terms).rstrip("\n")]
-    return Outcome(text="\n".join(lines) + "\n", data={"entries": entries})
+        lines = [(explain_mod.empty_text_for_search(terms)
+                  + explain_mod.no_root_text(roots)).rstrip("\n")]
+    return Outcome(text="\n".join(lines) + "\n", data={"entries": entries},
+                   diagnostics=explain_mod.root_diagnostics(roots))

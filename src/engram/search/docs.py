@@ -187,7 +187,7 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     query = fts_query(match, for_search=for_search)
     sql = (f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
            "WHERE route_fts MATCH ? ORDER BY s DESC LIMIT ?")
-    window = limit * 2
+    window = limit + limit // 2 + 4
     while True:
         rows = conn.execute(sql, (query, window)).fetchall()
         found = docs_by_rowid(conn, scope, [int(r[0]) for r in rows])

@@ -17,6 +17,7 @@ from engram.search.rank import Candidate
 from engram.search.reader import Read
 from engram.search.route import Routed
 from engram.store.model import Memory
+from engram.workspace import Roots
 
 MAX_LISTED = 20  # omitted candidates listed in text; data keeps up to MAX_DATA
 MAX_DATA = 100
@@ -93,6 +94,20 @@ def empty_text_for_search(terms: list[str]) -> str:
     if not terms:
         return "engram: no results: the query has no meaningful words\n"
     return f"engram: no results for: {', '.join(terms)}\n"
+
+
+def no_root_text(roots: Roots) -> str:
+    if roots.existing():
+        return ""
+    return f"engram: no memory root at {roots.workspace.path}; run engram init\n"
+
+
+def root_diagnostics(roots: Roots) -> list[Diagnostic]:
+    """An empty answer because there is no memory at all deserves a pointer to `engram init`."""
+    if roots.existing():
+        return []
+    return [Diagnostic("load.no_root", "info",
+                       f"no memory root at {roots.workspace.path}; run engram init")]
 
 
 def graph_diagnostics(routed: Routed) -> list[Diagnostic]:

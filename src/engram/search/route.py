@@ -59,6 +59,7 @@ class Router:
 
     def __init__(self, index: MemoryIndex, policy: Policy) -> None:
         self.index = index
+        self.roots = index.roots
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
         self._extras: dict[str, Extras] = {}
