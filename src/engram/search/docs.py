@@ -36,7 +36,7 @@ _MEM_COLS = ("rel", "id", "type", "lifecycle", "confidence", "roles", "tier", "v
              "updated")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # built per candidate row: slots, not frozen, keep it cheap
 class Doc:
     """A memory as the index row knows it: enough to filter and order without parsing JSON."""
 
@@ -73,7 +73,7 @@ def _stemmed(text: str) -> str:
     return " ".join(s for s in stems(text) if s not in STOP_WORDS)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Extras:
     """What reranking and selection need about a candidate, without decoding its JSON."""
 

@@ -54,7 +54,7 @@ def match_expression(anchors: Sequence[str]) -> str:
     return " OR ".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """One memory BM25 found, with what the reranker needs."""
 
