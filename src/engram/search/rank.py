@@ -1,11 +1,12 @@
-"""Lexical ranking (§6.1.3): BM25 over weighted fields, then small boosts, then a stable order.
+"""Lexical ranking (§6.1.3): BM25 over weighted fields, then small boosts, a floor, a stable order.
 
 The index's FTS5 table holds every memory's fields already reduced to stems (terms.py), so the
-query is an OR of stemmed anchors, each a prefix match when long enough to be safe (`config`
-meets `configur`). SQLite's `bm25()` scores with the column weights below; this module builds that
-query, then reranks the candidates with a tag-hit boost and a recency boost and orders ties
-workspace first. The boosts only reorder what BM25 found: a memory without anchor overlap never
-reaches this module, so no secondary signal can select it.
+query is an OR of stemmed anchors, long ones also as prefixes (`config` meets `configur`).
+SQLite's `bm25()` scores with the column weights below; this module builds that query, then
+reranks the candidates with a tag-hit boost, a recency boost and a neighbour signal (shared
+tags among the candidates), drops those far below the best, and orders ties workspace first.
+The boosts only reorder what BM25 found: a memory without anchor overlap never reaches this
+module, so no secondary signal can select it.
 """
 
 from __future__ import annotations
