@@ -77,3 +77,10 @@ def test_without_a_memory_root_the_answer_points_to_init(
     assert code == 0 and "run engram init" in out
     code, out, _ = run_cli("search", "tests", "--json", capsys=capsys)
     assert json.loads(out)["diagnostics"][0]["code"] == "load.no_root"
+
+
+def test_a_bad_number_still_gets_the_json_envelope(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli("load", "node", "--budget-tokens", "lots", "--json", capsys=capsys)
+    doc = json.loads(out)
+    assert code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "usage.number"

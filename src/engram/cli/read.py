@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from engram.errors import UsageError
 from engram.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 def configure_load(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", nargs="*", help="the task to route, in plain words")
     p.add_argument("--id", metavar="ID[,ID]", help="load exactly these memories (no budget)")
-    p.add_argument("--budget-tokens", type=int, metavar="N",
+    p.add_argument("--budget-tokens", metavar="N",
                    help="token budget 200-16000 (default: config load.max_tokens)")
     p.add_argument("--disclosure", default="tiered", metavar="MODE",
                    help="tiered (default): bodies, then cards, then omitted ids; "
@@ -38,8 +39,9 @@ def run_load(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import load
 
     return load(ctx.roots, query=" ".join(args.task) or None, ids=args.id,
-                budget_tokens=args.budget_tokens, disclosure=args.disclosure, full=args.full,
-                explain=args.explain, dry_run=args.dry_run, include_all=args.include_all)
+                budget_tokens=_int(args.budget_tokens, "--budget-tokens"),
+                disclosure=args.disclosure, full=args.full, explain=args.explain,
+                dry_run=args.dry_run, include_all=args.include_all)
 
 
 def configure_route(p: argparse.ArgumentParser) -> None:
@@ -54,10 +56,22 @@ def run_route(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 def configure_search(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+", help="words to search for")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="results (default 10)")
+    p.add_argument("--limit", default="10", metavar="N", help="results (default 10)")
 
 
 def run_search(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import search
 
-    return search(ctx.roots, " ".join(args.query), limit=args.limit)
+    limit = _int(args.limit, "--limit")
+    return search(ctx.roots, " ".join(args.query), limit=10 if limit is None else limit)
+
+
+def _int(value: str | None, flag: str) -> int | None:
+    """Numbers are parsed here, not by argparse, so `--json` still gets its envelope."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(f"{flag} expects a whole number, got {value!r}",
+                         hint=f"for example {flag} 400", code="usage.number") from None
