@@ -10,6 +10,7 @@ of rows even at 10,000 memories. This module reads the index; it does not render
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -215,12 +216,13 @@ class Router:
 
 
 # A long-lived process (the MCP server) reuses its index connections between calls; each call
-# still re-checks freshness (RootIndex.quick_refresh), so reuse never serves stale routes.
+# still re-checks freshness (RootIndex.quick_refresh), so reuse never serves stale routes. One
+# set per thread: a refresh transaction must never interleave with another thread's reads.
 _OPEN: dict[tuple[str, ...], MemoryIndex] = {}
 
 
 def open_index(roots: Roots) -> MemoryIndex:
-    key = tuple(str(r.path) for r in roots.existing())
+    key = (str(threading.get_ident()), *(str(r.path) for r in roots.existing()))
     index = _OPEN.get(key)
     if index is not None and all(p.usable() for p in index.parts):
         for part in index.parts:
