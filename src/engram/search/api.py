@@ -68,6 +68,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     memories: list[Memory] = []
     raws: list[str] = []
     skips = []
+    router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
     for key in routed.selection.keys:
         d = routed.docs[key]
         got = router.read(reader, d)
@@ -142,6 +143,7 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
     ranked = router.rank(terms, found)[:limit]
     docs = {d.key: d for d, _ in found}
     reader = Reader(roots, default_scanner(), router.index)
+    router.prefetch(reader, [docs[c.key] for c in ranked])
     entries, lines = [], []
     for c in ranked:
         d = docs[c.key]

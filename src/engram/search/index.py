@@ -14,8 +14,8 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import fields
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,16 @@ def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
     """A stable digest of (path, mtime, size, inode) for every file, independent of order."""
     parts = sorted(f"{rel}\0{m}\0{s}\0{i}" for rel, (m, s, i) in disk.items())
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """One file as last indexed: its hash, approved hash, clean-scan version, parsed JSON."""
+
+    sha: str
+    approved: str | None
+    scanned: str | None
+    data: str | None
 
 
 class RootIndex:
@@ -160,11 +170,16 @@ class RootIndex:
             hashes = {}
         self.db.executemany("INSERT INTO approved VALUES (?, ?)", hashes.items())
 
-    def memory_if(self, rel: str, sha: str) -> Memory | None:
-        """The indexed Memory of `rel` if it was parsed from bytes with this hash."""
-        row = self.db.execute("SELECT m.data FROM files f JOIN mem m ON m.rel = f.rel "
-                              "WHERE f.rel = ? AND f.sha = ?", (rel, sha)).fetchone()
-        return memory_from_json(row[0]) if row else None
+    def file_facts(self, rels: Sequence[str]) -> dict[str, FileFacts]:
+        """What the index knows about a few files, in one query (the guarded read's inputs)."""
+        if not rels:
+            return {}
+        marks = ", ".join("?" * len(rels))
+        rows = self.db.execute(
+            "SELECT f.rel, f.sha, a.sha, s.version, m.data FROM files f "  # noqa: S608
+            "LEFT JOIN approved a ON a.rel = f.rel LEFT JOIN scanned s ON s.sha = f.sha "
+            f"LEFT JOIN mem m ON m.rel = f.rel WHERE f.rel IN ({marks})", tuple(rels))
+        return {str(r[0]): FileFacts(str(r[1] or ""), r[2], r[3], r[4]) for r in rows}
 
     def scanned_clean(self, sha: str, version: str) -> bool:
         """True when bytes with this hash passed the content scan of this scanner version."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
-from engram.search.index import MemoryIndex, RootIndex
+from engram.search.index import FileFacts, MemoryIndex, RootIndex, memory_from_json
 from engram.store.model import Memory
 from engram.store.repo import NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
@@ -60,7 +60,8 @@ class Read:
     memory: Memory | None
     raw: str = ""
     skip: Skip | None = None
-    sha: str = ""  # of the bytes read, so the caller can refresh a stale index row
+    sha: str = ""  # of the bytes read
+    stale: bool = False  # the index holds other bytes for this file: refresh its row
 
 
 class _Approved(Mapping[str, str]):
@@ -92,6 +93,7 @@ class Reader:
     index: MemoryIndex | None = None
     _hashes: dict[str, Mapping[str, str]] = field(default_factory=dict)
     _dirs: dict[str, str | None] = field(default_factory=dict)
+    _facts: dict[tuple[str, str], FileFacts] = field(default_factory=dict)
 
     def root(self, scope: str) -> Root | None:
         return next((r for r in self.roots.existing() if r.scope == scope), None)
@@ -108,6 +110,13 @@ class Reader:
                 self._hashes[root.scope] = {}
         return self._hashes[root.scope]
 
+    def prefetch(self, scope: str, rels: Sequence[str]) -> None:
+        """Load the index's facts about files about to be read, in one query."""
+        root = self.root(scope)
+        part = self._part(root) if root is not None else None
+        if part is not None:
+            self._facts.update({(scope, r): f for r, f in part.file_facts(rels).items()})
+
     def read(self, scope: str, rel: str) -> Read:
         root = self.root(scope)
         shown = f"{scope}:{rel}" if scope == "global" else rel
@@ -118,23 +127,33 @@ class Reader:
         except (EngramError, OSError) as exc:
             return Read(None, skip=Skip(shown, f"cannot be read: {exc}"))
         sha = sha256_hex(data)
-        hashes = self.hashes(root)
+        part = self._part(root)
+        facts = self._facts.get((scope, rel))
+        if facts is None and part is not None:
+            facts = part.file_facts([rel]).get(rel)
+        # Archived files are not indexed (no facts): they are checked, never re-indexed.
+        stale = facts is not None and facts.sha != sha
         if rel.startswith(f"{NOTE_DIR}/"):
             # Notes are git-ignored and never hashed (§3); they are still scanned.
-            hashes = {rel: sha}
-        part = self._part(root)
-        clean = part is not None and part.scanned_clean(sha, scanner_version())
+            hashes: Mapping[str, str] = {rel: sha}
+        elif facts is not None and not stale:
+            hashes = {rel: facts.approved} if facts.approved else {}
+        else:
+            hashes = self.hashes(root)
+        version = scanner_version()
+        clean = facts is not None and not stale and facts.scanned == version
         skip = check(rel, data, hashes, None if clean else self.scan, display=shown)
         if skip is not None:
-            return Read(None, skip=skip, sha=sha)
+            return Read(None, skip=skip, sha=sha, stale=stale)
         if part is not None and not clean and self.scan is not None:
-            part.record_clean(sha, scanner_version())
+            part.record_clean(sha, version)
         try:
-            memory = self._indexed(root, rel, sha) or parse_bytes(data, rel, root)
+            memory = (memory_from_json(facts.data) if facts is not None and facts.data
+                      and not stale else parse_bytes(data, rel, root))
         except InvalidMemoryError as exc:
             return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
-                        sha=sha)
-        return Read(memory, raw=data.decode("utf-8"), sha=sha)
+                        sha=sha, stale=stale)
+        return Read(memory, raw=data.decode("utf-8"), sha=sha, stale=stale)
 
     def _bytes(self, root: Root, rel: str) -> bytes:
         """The file's bytes, refusing paths that leave the root and symlinked files.
@@ -179,11 +198,6 @@ class Reader:
         if self.index is None:
             return None
         return next((p for p in self.index.parts if p.root.scope == root.scope), None)
-
-    def _indexed(self, root: Root, rel: str, sha: str) -> Memory | None:
-        """The index's parse of exactly these bytes, when it has one (saves re-parsing)."""
-        part = self._part(root)
-        return part.memory_if(rel, sha) if part is not None else None
 
     def archived(self, memory_id: str) -> list[tuple[str, str]]:
         """(scope, rel) of archived copies of an id, newest archive first."""

@@ -70,9 +70,13 @@ class Router:
     def read(self, reader: Reader, d: Doc) -> Read:
         """The guarded read of a routed file; a file changed in place refreshes its index row."""
         got = reader.read(d.scope, d.rel_path)
-        if got.sha:
+        if got.stale and d.scope in self.parts:
             self.parts[d.scope].refresh_file(d.rel_path, got.sha)
         return got
+
+    def prefetch(self, reader: Reader, ds: list[Doc]) -> None:
+        for scope in self.parts:
+            reader.prefetch(scope, [d.rel_path for d in ds if d.scope == scope])
 
     # -- lookups -------------------------------------------------------------------------
     def doc(self, memory_id: str) -> Doc | None:
