@@ -177,7 +177,7 @@ def test_load_by_id_warns_on_archived_and_counts_recalls(ws: Path) -> None:
     usage = json.loads((ws / "usage.json").read_text())
     assert usage["workspace:active-one"]["recalls"] == 1
     # Reading an archived file by id never brings it back into routing or search.
-    assert search(resolve(), "was true").data["entries"] == []
+    assert "old-one" not in [e["id"] for e in search(resolve(), "was true").data["entries"]]
 
 
 def test_route_lists_entries_in_load_order_with_a_task_type(ws: Path) -> None:
