@@ -97,10 +97,15 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
     never selects (§6.1.3).
     """
     total = sum(c.bm25 for c in cands)
+    by_tag: dict[str, list[int]] = {}
+    for i, c in enumerate(cands):
+        for tag in c.tags:
+            by_tag.setdefault(tag, []).append(i)
     out: dict[str, float] = {}
-    for c in cands:
+    for i, c in enumerate(cands):
         rest = total - c.bm25
-        shared = sum(d.bm25 for d in cands if d is not c and c.tags & d.tags)
+        sharing = {j for tag in c.tags for j in by_tag[tag]} - {i}
+        shared = sum(cands[j].bm25 for j in sharing)
         out[c.key] = shared / rest if rest > 0 else 0.0
     return out
 
