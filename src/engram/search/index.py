@@ -103,6 +103,10 @@ class RootIndex:
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             db.executescript(_DDL)
         db.execute("PRAGMA synchronous=NORMAL")
+        # Reads dominate (every load runs a BM25 query): memory-mapped pages skip a copy per
+        # page and roughly halve a load at 1,000 memories. Mapped pages are shared with the OS
+        # file cache, so this does not grow private memory.
+        db.execute("PRAGMA mmap_size=268435456")
         return db
 
     def _cache_inode(self) -> int:
@@ -154,6 +158,11 @@ class RootIndex:
                 self._index_file(rel, disk[rel], rel in known)
             self._load_approved()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
+        if len(changed) + len(gone) > 100:
+            # Fold a big rebuild into the main file now, so readers map it instead of paging
+            # through a large write-ahead log.
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return len(changed) + len(gone)
 
     def _stored_key(self) -> str | None:
