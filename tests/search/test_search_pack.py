@@ -32,6 +32,16 @@ def test_tiers_follow_route_order(make_mem: Callable[..., Memory]) -> None:
     assert pack.body_keys and pack.card_ids
 
 
+def test_one_oversized_body_does_not_turn_the_rest_into_cards(
+        make_mem: Callable[..., Memory]) -> None:
+    big = make_mem("big-prerequisite", content="- " + "long " * 900)
+    small = [make_mem(f"small-{i}", content="- short note.") for i in range(3)]
+    pack = render_tiered([big, *small], budget=600)
+    assert pack.body_keys == [f"workspace:small-{i}" for i in range(3)]
+    assert pack.card_ids == ["big-prerequisite"]
+    assert pack.text.index("small-0") < pack.text.index("- big-prerequisite (knowledge")
+
+
 def test_cards_disclosure_prints_no_bodies(make_mem: Callable[..., Memory]) -> None:
     mems = [make_mem("alpha", title="Alpha thing"), make_mem("beta", type="rule")]
     pack = render_tiered(mems, budget=1600, disclosure="cards")

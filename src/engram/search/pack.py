@@ -1,8 +1,8 @@
 """Render a routed pack as text within a token budget (§6.2 tiered disclosure).
 
-Tiers, in route order: bodies (compact frontmatter, the active rule variant only) while the whole
-output fits, then one-line cards while they fit, then the ids of whatever is left on one
-`omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget of B tokens is
+Tiers, each in route order: bodies (compact frontmatter, the active rule variant only) for the
+memories that fit, then one-line cards for those that still fit, then the ids of whatever is
+left on one `omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget of B tokens is
 4·B characters of output, header and warnings included. `render_full` is the broad legacy form
 (whole files, no budget). This module formats; it does not route, read files or count recalls.
 """
@@ -141,23 +141,24 @@ def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = 
 
 def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: str,
           *, as_card: bool) -> list[Memory]:
-    """Add items of one tier in route order while the output (and a minimal tail) still fits."""
+    """Add the items of one tier, in route order, that fit with room for a minimal last line.
+
+    An item too big for what is left is passed over, not a stop: one long prerequisite must not
+    turn every later memory into a card.
+    """
     left: list[Memory] = []
-    stopped = False
     for i, m in enumerate(items):
-        if stopped or (not as_card and m.is_note):
-            # Working notes appear only as cards (§7.9); a stop keeps route order within a tier.
-            left.append(m)
+        if not as_card and m.is_note:
+            left.append(m)  # working notes appear only as cards (§7.9)
             continue
         block = card(m) if as_card else compact_body(m, variant)
         target = parts.cards if as_card else parts.bodies
         target.append(block)
-        after = [x.id for x in [*left, *items[i + 1:]]]
-        tail = f"omitted by budget: +{len(after)} more — load with id" if after else ""
+        after = len(left) + len(items) - i - 1
+        tail = f"omitted by budget: +{after} more — load with id" if after else ""
         if len(parts.text()) + (len(tail) + 2 if tail else 0) > room:
             target.pop()
             left.append(m)
-            stopped = True
             continue
         if as_card:
             pack.card_ids.append(m.id)
