@@ -2,9 +2,10 @@
 
 Tiers, each in route order: bodies (compact frontmatter, the active rule variant only) for the
 memories that fit, then one-line cards for those that still fit, then the ids of whatever is
-left on one `omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget of B tokens is
-4·B characters of output, header and warnings included. `render_full` is the broad legacy form
-(whole files, no budget). This module formats; it does not route, read files or count recalls.
+left on one `omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget
+of B tokens is 4·B characters of output, header and warnings included. `render_full` is the
+broad legacy form (whole files, no budget). This module formats; it does not route, read files
+or count recalls.
 """
 
 from __future__ import annotations
