@@ -146,11 +146,13 @@ class RootIndex:
                     self._load_approved()
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
             return 0
-        known = {r: (m, s, i) for r, m, s, i in
-                 self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
-        changed = [r for r, st in disk.items() if known.get(r) != st]
-        gone = [r for r in known if r not in disk]
         with self._transaction():
+            # Read what is indexed only under the write lock: another process may have just
+            # indexed the same files, and inserting them twice would break mem.rel's UNIQUE.
+            known = {r: (m, s, i) for r, m, s, i in
+                     self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
+            changed = [r for r, st in disk.items() if known.get(r) != st]
+            gone = [r for r in known if r not in disk]
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (digest,))
             for rel in gone:
                 self._drop(rel)
