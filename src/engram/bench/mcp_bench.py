@@ -149,3 +149,9 @@ def render(res: dict[str, Any]) -> list[str]:
     lines += [f"| {n:,} | {r['load_p50_ms']:.1f} ms | {r['load_p95_ms']:.1f} ms |"
               for n, r in res["load"].items()]
     return lines
+
+
+def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[str, Any], list[str]]:
+    """The entry `report._lazy("mcp_bench")` calls."""
+    res = run(base, sizes, runs)
+    return res, render(res)
