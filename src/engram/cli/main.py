@@ -30,6 +30,11 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
     ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
     ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
+    ("link", "engram.cli.link", "link", "connect an agent host (instructions, MCP, hooks)", True),
+    ("unlink", "engram.cli.link", "unlink", "remove exactly what link added", True),
+    ("upgrade", "engram.cli.upgrade", "upgrade", "re-pin hosts, refresh blocks and hooks", True),
+    ("doctor", "engram.cli.doctor", "doctor", "check config, roots and linked hosts", True),
+    ("agent-hook", "engram.cli.hook", "agent_hook", "answer a host hook (stdin JSON)", False),
 ]
 ALIASES = {"ss": "save-session"}
 
