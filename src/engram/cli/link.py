@@ -1,4 +1,4 @@
-"""`engram link <host>`, `engram link list` and `engram unlink [<host>]`: thin CLI over hosts.link."""
+"""`engram link <host>`, `link list` and `unlink [<host>]`: a thin CLI over `hosts.link`."""
 
 from __future__ import annotations
 
