@@ -30,7 +30,7 @@ def configure_unlink(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plan", action="store_true", help="show what would change; write nothing")
 
 
-def _render(results: list[engine.Result]) -> Outcome:
+def render(results: list[engine.Result]) -> Outcome:
     lines: list[str] = []
     data: list[dict[str, Any]] = []
     verbs = {engine.Linked: "linked", engine.AlreadyLinked: "already linked",
@@ -54,14 +54,14 @@ def run_link(args: argparse.Namespace, ctx: Any) -> Outcome:
         return _list(ctx)
     opts = engine.Options(is_global=args.is_global, force=args.force, plan=args.plan,
                           no_mcp=args.no_mcp, no_hooks=args.no_hooks, team=args.team)
-    return _render([engine.link(ctx.roots, args.target, opts)])
+    return render([engine.link(ctx.roots, args.target, opts)])
 
 
 def run_unlink(args: argparse.Namespace, ctx: Any) -> Outcome:
     results = engine.unlink(ctx.roots, args.target, is_global=args.is_global, plan=args.plan)
     if not results:
         return Outcome(text="no linked hosts in this scope", data={"results": []})
-    return _render(results)
+    return render(results)
 
 
 def _list(ctx: Any) -> Outcome:

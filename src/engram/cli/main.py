@@ -100,6 +100,13 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
     return outcome.exit_code
 
 
+def _auto_repin() -> None:
+    """Re-pin linked hosts after a package update (SPEC §11.1); one stamp read when current."""
+    from engram.hosts.autopin import maybe_repin
+
+    maybe_repin()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0].startswith("-"):
@@ -115,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv[1:])
     ctx = Context(args)
     try:
+        if row[0] != "upgrade":
+            _auto_repin()
         return _emit(run(args, ctx), ctx.json)
     except EngramError as exc:
         from engram.outcome import failure
