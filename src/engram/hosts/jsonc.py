@@ -212,9 +212,16 @@ def line_indent(text: str, pos: int) -> str:
 
 
 def render(value: Any, unit: str, base: str) -> str:
-    """Pretty JSON whose continuation lines start at `base`."""
-    out = json.dumps(value, indent=unit, ensure_ascii=False)
-    return out.replace("\n", "\n" + base)
+    """Pretty JSON whose continuation lines start at `base`; scalar lists stay on one line."""
+    if isinstance(value, dict) and value:
+        inner = base + unit
+        members = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {render(v, unit, inner)}"
+                   for k, v in value.items()]
+        return "{\n" + ",\n".join(members) + f"\n{base}}}"
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        inner = base + unit
+        return "[\n" + ",\n".join(inner + render(v, unit, inner) for v in value) + f"\n{base}]"
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
 # ---- edits -----------------------------------------------------------------------------------
