@@ -38,7 +38,7 @@ def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) 
     """Snapshot the environment. Tests pass their own mapping instead of patching os.environ."""
     src = os.environ if environ is None else environ
     home = Path(src.get("HOME") or Path.home())
-    config_dir = Path(src["ENGRAM_CONFIG_DIR"]) if src.get("ENGRAM_CONFIG_DIR") else home / ".engram"
+    config_dir = Path(src.get("ENGRAM_CONFIG_DIR") or home / ".engram")
     return Env(
         home=home,
         cwd=cwd or Path.cwd(),

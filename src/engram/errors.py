@@ -10,7 +10,7 @@ the MCP server maps them to JSON-RPC codes or `isError` results.
     │   ├── InvalidIdError           id.invalid      2   an id that could escape a root
     │   └── ConfigValueError         config.range    2   a config key or value out of range
     ├── NotFoundError                not_found       1   no memory / proposal / workspace
-    ├── InvalidMemoryError           memory.invalid  1   a file we could not parse (file, line, reason)
+    ├── InvalidMemoryError           memory.invalid  1   unparseable file (file, line, reason)
     ├── UnsafeContentError           safety.*        1   secret, PII or injection line in a write
     ├── ApprovalError                approval.*      1   token unknown, expired, used, declined
     ├── ApprovalNeeded               approval.needed 3   a write that waits for a human answer

@@ -31,6 +31,8 @@ class Outcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     ok: bool = True
     exit_code: int = 0
+    # Errors raised as exceptions print on stderr; reports (even failing ones) on stdout.
+    to_stderr: bool = False
 
     def envelope(self) -> dict[str, Any]:
         return {
@@ -43,5 +45,6 @@ class Outcome:
 
 def failure(code: str, message: str, *, hint: str = "", exit_code: int = 1) -> Outcome:
     text = f"error: {message}" + (f"\nfix: {hint}" if hint else "")
-    return Outcome(text=text, data={}, ok=False, exit_code=exit_code,
-                   diagnostics=[Diagnostic(code, "error", message + (f" ({hint})" if hint else ""))])
+    detail = message + (f" ({hint})" if hint else "")
+    return Outcome(text=text, data={}, ok=False, exit_code=exit_code, to_stderr=True,
+                   diagnostics=[Diagnostic(code, "error", detail)])

@@ -8,18 +8,16 @@ knows exit codes and prints errors.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engram import __version__
 from engram.errors import EXIT_USAGE, EngramError
 
 if TYPE_CHECKING:
+    import argparse
+
     from engram.outcome import Outcome
     from engram.workspace import Roots
 
@@ -39,11 +37,11 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
 ALIASES = {"ss": "save-session"}
 
 
-@dataclass
 class Context:
     """What a command gets besides its arguments: lazily resolved roots and output mode."""
 
-    args: argparse.Namespace
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
 
     @property
     def roots(self) -> Roots:
@@ -59,6 +57,8 @@ class Context:
 
 
 def _top_parser() -> argparse.ArgumentParser:
+    import argparse
+
     width = max(len(c[0]) for c in COMMANDS)
     epilog = "commands:\n" + "\n".join(f"  {c[0].ljust(width)}  {c[3]}" for c in COMMANDS)
     p = argparse.ArgumentParser(
@@ -81,6 +81,9 @@ def _find(name: str) -> tuple[str, str, str, str, bool] | None:
 
 
 def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.ArgumentParser, Any]:
+    import argparse
+    import importlib
+
     name, module_name, stem, help_text, is_read = row
     module = importlib.import_module(module_name)
     p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text)
@@ -93,9 +96,11 @@ def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.Argumen
 
 def _emit(outcome: Outcome, as_json: bool) -> int:
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(outcome.envelope(), ensure_ascii=False, indent=2) + "\n")
     elif outcome.text:
-        stream = sys.stdout if outcome.ok else sys.stderr
+        stream = sys.stderr if outcome.to_stderr else sys.stdout
         stream.write(outcome.text.rstrip("\n") + "\n")
     return outcome.exit_code
 
@@ -109,6 +114,9 @@ def _auto_repin() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # the hot path of scripts and host probes: import nothing else
+        sys.stdout.write(f"engram {__version__}\n")
+        return 0
     if not argv or argv[0].startswith("-"):
         top = _top_parser()
         top.parse_args(argv)  # handles --version and --help, exits

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,8 +56,8 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
             os.close(fd)
         if mode is None and path.exists():
             with contextlib.suppress(OSError):
-                os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
+                tmp.chmod(path.stat().st_mode & 0o7777)
+        tmp.replace(path)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -97,43 +98,77 @@ def backup_once(path: Path, suffix: str = ".engram.bak") -> Path | None:
 
 
 def clean_temp_files(directory: Path) -> int:
-    """Remove temp files left by a writer killed mid-write (their rename never happened)."""
+    """Remove temp files left in `directory` by a writer killed before its rename.
+
+    Call only while holding the root lock: a live writer's temp file must not be removed.
+    """
     removed = 0
     if not directory.is_dir():
         return 0
-    for tmp in directory.rglob(f"{TMP_PREFIX}*"):
+    for tmp in directory.glob(f"{TMP_PREFIX}*"):
         with contextlib.suppress(OSError):
             tmp.unlink()
             removed += 1
     return removed
 
 
+_guard = threading.Lock()
+_thread_locks: dict[str, threading.RLock] = {}
+_held = threading.local()
+
+
 @contextlib.contextmanager
 def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Hold the root's exclusive write lock (blocking, with a timeout that says what to do)."""
+    """Hold the root's exclusive write lock, re-entrant within a thread.
+
+    Threads of one process serialise on an RLock; processes on `flock(<root>/.lock)`. Re-entrancy
+    lets commit hold the lock while verdicts are recomputed and files written through repo.
+    """
+    key = str(root)
+    with _guard:
+        rlock = _thread_locks.setdefault(key, threading.RLock())
+    if not rlock.acquire(timeout=timeout):
+        raise _locked(root)
+    depth: dict[str, tuple[int, int]] = _held.__dict__.setdefault("depth", {})
+    try:
+        if key in depth:
+            fd, n = depth[key]
+            depth[key] = (fd, n + 1)
+        else:
+            depth[key] = (_flock(root, timeout), 1)
+        try:
+            yield
+        finally:
+            fd, n = depth[key]
+            if n == 1:
+                del depth[key]
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+            else:
+                depth[key] = (fd, n - 1)
+    finally:
+        rlock.release()
+
+
+def _locked(root: Path) -> StorageError:
+    return StorageError(f"another Engram process holds the write lock on {root}",
+                        hint="wait for it to finish, then retry", code="storage.locked")
+
+
+def _flock(root: Path, timeout: float) -> int:
     lock_path = root / ".lock"
     try:
         root.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise _fail(lock_path, exc, "lock") from exc
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError as exc:
-                if time.monotonic() > deadline:
-                    raise StorageError(
-                        f"another Engram process holds the write lock on {root}",
-                        hint="wait for it to finish, then retry",
-                        code="storage.locked",
-                    ) from exc
-                time.sleep(0.005)
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError as exc:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise _locked(root) from exc
+            time.sleep(0.005)

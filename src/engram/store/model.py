@@ -13,13 +13,15 @@ MemoryType = Literal["rule", "skill", "knowledge"]
 ScopeName = Literal["workspace", "global"]
 TYPES: tuple[MemoryType, ...] = ("rule", "skill", "knowledge")
 TYPE_DIR: dict[str, str] = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
-DIR_TYPE: dict[str, MemoryType] = {"rules": "rule", "skills": "skill", "knowledge": "knowledge"}
+DIR_TYPE: dict[str, MemoryType] = {
+    "rules": "rule", "skills": "skill", "knowledge": "knowledge"}
 TYPE_ALIASES: dict[str, MemoryType] = {
     "rule": "rule", "rules": "rule", "constraint": "rule", "preference": "rule",
     "correction": "rule", "skill": "skill", "skills": "skill", "workflow": "skill",
     "procedure": "skill", "knowledge": "knowledge", "fact": "knowledge", "decision": "knowledge",
 }
-AUTHORITY: dict[str, str] = {"rule": "instruction", "skill": "instruction", "knowledge": "reference"}
+AUTHORITY: dict[str, str] = {
+    "rule": "instruction", "skill": "instruction", "knowledge": "reference"}
 VARIANTS: tuple[str, ...] = ("light", "balanced", "strict")
 SCHEMA_VERSION = 3
 

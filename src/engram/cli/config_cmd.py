@@ -1,0 +1,63 @@
+"""`engram config get|set|list`: read and change layered configuration with range checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from engram.errors import UsageError
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from engram.cli.main import Context
+
+
+def configure_config(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["get", "set", "list"])
+    p.add_argument("key", nargs="?")
+    p.add_argument("value", nargs="?")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="set in ~/.engram/engram.config.json")
+    where.add_argument("--global", dest="global_", action="store_true",
+                       help="set in the global root's config")
+
+
+def _target(args: argparse.Namespace, ctx: Context) -> Path:
+    roots = ctx.roots
+    if args.user:
+        return roots.user_config_file
+    if args.global_:
+        if roots.global_root is None:
+            raise UsageError("no global root is configured",
+                             hint="create one with `engram init --global PATH`")
+        return roots.global_root.config_file
+    return roots.workspace.config_file
+
+
+def run_config(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.config import KEYS, read_json_file, set_value
+
+    settings = ctx.roots.settings()
+    if args.action == "list":
+        lines = [f"{k} = {json.dumps(settings.values[k])}    # {KEYS[k].doc}" for k in KEYS]
+        return Outcome(text="\n".join(lines), data={"values": settings.values})
+    if not args.key:
+        raise UsageError(f"`engram config {args.action}` needs a key",
+                         hint=f"known keys: {', '.join(KEYS)}")
+    if args.action == "get":
+        value = settings.get(args.key)
+        return Outcome(text=json.dumps(value), data={"key": args.key, "value": value})
+    if args.value is None:
+        raise UsageError("`engram config set` needs a value", hint="engram config set load.limit 8")
+    from engram.store.fileio import atomic_write, root_lock
+
+    path = _target(args, ctx)
+    with root_lock(path.parent):
+        data = set_value(read_json_file(path), args.key, args.value)
+        atomic_write(path, json.dumps(data, indent=2) + "\n")
+    value = ctx.roots.settings().get(args.key)
+    return Outcome(text=f"{args.key} = {json.dumps(value)} (in {path})",
+                   data={"key": args.key, "value": value, "file": str(path)})

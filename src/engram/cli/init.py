@@ -1,0 +1,46 @@
+"""`engram init [--global PATH]`: create the memory layout; a second run changes nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.cli.main import Context
+
+
+def configure_init(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--global", dest="global_path", metavar="PATH",
+                   help="create a global root at PATH and record it in the user config")
+
+
+def run_init(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.config import read_json_file, set_value
+    from engram.store.fileio import atomic_write
+    from engram.store.layout import init_root
+    from engram.workspace import Root
+
+    roots = ctx.roots
+    if args.global_path:
+        root = Root(Path(args.global_path).expanduser().resolve(), "global")
+        changed = init_root(root)
+        user = read_json_file(roots.user_config_file)
+        if user.get("global_path") != str(root.path):
+            atomic_write(roots.user_config_file,
+                         json.dumps(set_value(user, "global_path", str(root.path)), indent=2)
+                         + "\n")
+            changed.append(f"global_path in {roots.user_config_file}")
+    else:
+        root = roots.workspace
+        changed = init_root(root)
+    if changed:
+        text = f"initialised {root.scope} memory at {root.path}\n" + "\n".join(
+            f"  created {c}" for c in changed)
+    else:
+        text = f"{root.scope} memory at {root.path} is already initialised; nothing changed"
+    return Outcome(text=text, data={"root": str(root.path), "scope": root.scope,
+                                    "created": changed})

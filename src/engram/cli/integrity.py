@@ -1,0 +1,33 @@
+"""`engram verify` and `engram rehash`: check files against hashes; approve hand edits."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.cli.main import Context
+
+
+def configure_verify(p: argparse.ArgumentParser) -> None:
+    p.epilog = "Exit status 4 when any file is MISMATCH, MISSING HASH, MISSING FILE or INVALID."
+
+
+def run_verify(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.store.integrity import verify
+
+    return verify(ctx.roots)
+
+
+def configure_rehash(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ids", nargs="*", metavar="ID", help="only these memories (default: all)")
+    p.add_argument("--merged", action="store_true",
+                   help="resolve a git merge conflict inside memory.hashes.json")
+
+
+def run_rehash(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.store.integrity import rehash
+
+    return rehash(ctx.roots, args.ids, merged=args.merged)

@@ -1,0 +1,229 @@
+"""The derived search index: one SQLite (FTS5) file per root under `.cache/`, never the truth.
+
+Before every read the index compares a cheap stat listing (path, mtime, size, inode) of the
+memory files with what it indexed and re-parses only what changed, so hand edits, adds and deletes
+are seen by the next command without anyone running a rebuild. Deleting `.cache/` loses nothing.
+Invalid files are remembered with their line and reason so `status` and `verify` report them.
+A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from engram.errors import InvalidMemoryError
+from engram.store.model import Memory
+from engram.store.repo import Store, parse_bytes
+from engram.workspace import Root, Roots
+
+SCHEMA = 3
+_DDL = """
+CREATE TABLE IF NOT EXISTS files(
+  rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
+  sha TEXT, error TEXT, error_line INTEGER);
+CREATE TABLE IF NOT EXISTS mem(
+  rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
+  confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT, data TEXT);
+CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+  id, title, tags, triggers, body, tokenize='porter unicode61');
+"""
+
+
+def memory_to_json(m: Memory) -> str:
+    return json.dumps(asdict(m), ensure_ascii=False, separators=(",", ":"))
+
+
+def memory_from_json(text: str) -> Memory:
+    return Memory(**json.loads(text))
+
+
+class RootIndex:
+    """The index of one root."""
+
+    def __init__(self, root: Root) -> None:
+        self.root = root
+        self.store = Store(root)
+        self.db = self._open()
+        self._fresh = False
+
+    def _open(self) -> sqlite3.Connection:
+        path = self.root.cache_dir / "index.sqlite"
+        try:
+            self.root.cache_dir.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, timeout=10, isolation_level=None,
+                                 check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+                db.close()
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        Path(f"{path}{suffix}").unlink()
+                db = sqlite3.connect(path, timeout=10, isolation_level=None,
+                                     check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_DDL)
+                db.execute(f"PRAGMA user_version={SCHEMA}")
+        except (OSError, sqlite3.Error):
+            # Read-only or broken cache: an in-memory index still gives correct answers.
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            db.executescript(_DDL)
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    def _stat_listing(self) -> dict[str, tuple[int, int, int]]:
+        out: dict[str, tuple[int, int, int]] = {}
+        base = self.root.path
+        for rel in self.store.memory_files():
+            try:
+                st = os.lstat(base / rel)
+            except FileNotFoundError:
+                continue
+            out[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
+        return out
+
+    def refresh(self) -> int:
+        """Bring the index up to date with the files; returns how many files were re-read."""
+        if not self.root.exists():
+            return 0
+        disk = self._stat_listing()
+        known = {r: (m, s, i) for r, m, s, i in
+                 self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
+        changed = [r for r, st in disk.items() if known.get(r) != st]
+        gone = [r for r in known if r not in disk]
+        if not changed and not gone:
+            return 0
+        with self._transaction():
+            for rel in gone:
+                self._drop(rel)
+            for rel in changed:
+                self._index_file(rel, disk[rel])
+        return len(changed) + len(gone)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _drop(self, rel: str) -> None:
+        row = self.db.execute("SELECT rowid FROM mem WHERE rel=?", (rel,)).fetchone()
+        if row:
+            self.db.execute("DELETE FROM fts WHERE rowid=?", row)
+            self.db.execute("DELETE FROM mem WHERE rowid=?", row)
+        self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
+
+    def _index_file(self, rel: str, st: tuple[int, int, int]) -> None:
+        self._drop(rel)
+        error, line, sha = None, 0, ""
+        try:
+            data = self.store.read_bytes(rel)
+            from engram.store.repo import sha256_bytes
+
+            sha = sha256_bytes(data)
+            mem = parse_bytes(data, rel, self.root)
+        except InvalidMemoryError as exc:
+            error, line = exc.reason, exc.line
+        except OSError as exc:
+            error, line = f"cannot read: {exc.strerror}", 1
+        except Exception as exc:  # noqa: BLE001 - a file must never crash the index
+            error, line = f"cannot parse: {exc}", 1
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
+                        (rel, st[0], st[1], st[2], sha, error, line))
+        if error is not None:
+            return
+        cur = self.db.execute(
+            "INSERT INTO mem(rel,id,type,lifecycle,confidence,roles,tier,valid_until,updated,data)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (rel, mem.id, mem.type, mem.lifecycle, mem.confidence, " ".join(mem.roles),
+             mem.tier, mem.valid_until, mem.updated, memory_to_json(mem)))
+        self.db.execute("INSERT INTO fts(rowid,id,title,tags,triggers,body) VALUES (?,?,?,?,?,?)",
+                        (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
+                         " ".join(mem.triggers), mem.body))
+
+    def ensure_fresh(self) -> None:
+        if not self._fresh:
+            self.refresh()
+            self._fresh = True
+
+    def memories(self) -> list[Memory]:
+        self.ensure_fresh()
+        return [memory_from_json(d) for (d,) in self.db.execute("SELECT data FROM mem")]
+
+    def get(self, mem_id: str) -> Memory | None:
+        self.ensure_fresh()
+        row = self.db.execute("SELECT data FROM mem WHERE id=? ORDER BY rel LIMIT 1",
+                              (mem_id,)).fetchone()
+        return memory_from_json(row[0]) if row else None
+
+    def invalid(self) -> list[InvalidMemoryError]:
+        self.ensure_fresh()
+        return [InvalidMemoryError(r, ln, e) for r, e, ln in self.db.execute(
+            "SELECT rel, error, error_line FROM files WHERE error IS NOT NULL ORDER BY rel")]
+
+    def counts(self) -> dict[str, Any]:
+        self.ensure_fresh()
+        by_type = dict(self.db.execute("SELECT type, count(*) FROM mem GROUP BY type").fetchall())
+        by_tier = dict(self.db.execute("SELECT tier, count(*) FROM mem GROUP BY tier").fetchall())
+        return {"by_type": by_type, "by_tier": by_tier}
+
+    def fts(self, match: str, limit: int = 50) -> list[tuple[Memory, float]]:
+        """Rows matching an FTS5 query with their bm25 rank (lower is better)."""
+        self.ensure_fresh()
+        rows = self.db.execute(
+            "SELECT m.data, bm25(fts, 4.0, 3.0, 3.0, 2.0, 1.0) AS r FROM fts JOIN mem m "
+            "ON m.rowid = fts.rowid WHERE fts MATCH ? ORDER BY r LIMIT ?", (match, limit))
+        return [(memory_from_json(d), r) for d, r in rows]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class MemoryIndex:
+    """All roots of a resolution; the workspace wins over global on an id."""
+
+    def __init__(self, roots: Roots) -> None:
+        self.roots = roots
+        self.parts = [RootIndex(r) for r in roots.existing()]
+
+    def memories(self) -> list[Memory]:
+        seen: set[str] = set()
+        out: list[Memory] = []
+        for part in self.parts:
+            for m in part.memories():
+                if m.id not in seen:
+                    seen.add(m.id)
+                    out.append(m)
+        return out
+
+    def get(self, mem_id: str) -> Memory | None:
+        for part in self.parts:
+            m = part.get(mem_id)
+            if m is not None:
+                return m
+        return None
+
+    def fts(self, match: str, limit: int = 50) -> list[tuple[Memory, float]]:
+        rows: list[tuple[Memory, float]] = []
+        seen: set[str] = set()
+        for part in self.parts:
+            for m, r in part.fts(match, limit):
+                if m.id not in seen:
+                    seen.add(m.id)
+                    rows.append((m, r))
+        return sorted(rows, key=lambda x: x[1])[:limit]
+
+    def close(self) -> None:
+        for p in self.parts:
+            p.close()

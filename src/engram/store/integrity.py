@@ -1,0 +1,197 @@
+"""Integrity: compare memory files with `memory.hashes.json`, and re-approve hand edits.
+
+`verify` never changes anything. `rehash` is the human's explicit act of approving what is on disk
+now (SPEC §8); `rehash --merged` resolves a git merge conflict inside the hashes file by taking,
+for every path, the side whose hash matches the merged file, and lists what it cannot decide.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from engram.errors import EXIT_INTEGRITY, IntegrityError, InvalidMemoryError
+from engram.outcome import Diagnostic, Outcome
+from engram.store.fileio import root_lock
+from engram.store.ids import validate_id
+from engram.store.repo import Store, sha256_bytes
+from engram.workspace import Roots
+
+OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID = (
+    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID")
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    scope: str
+    file: str
+    status: str
+    line: int = 0
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {"scope": self.scope, "file": self.file, "status": self.status}
+        if self.status == INVALID:
+            d.update(line=self.line, reason=self.reason)
+        return d
+
+
+def check_root(store: Store) -> list[FileCheck]:
+    scope = store.root.scope
+    hashes = store.load_hashes()
+    checks: list[FileCheck] = []
+    for rel in store.hashed_files():
+        try:
+            data = store.read_bytes(rel)
+        except (InvalidMemoryError, OSError) as exc:
+            reason = exc.reason if isinstance(exc, InvalidMemoryError) else str(exc)
+            checks.append(FileCheck(scope, rel, INVALID, 1, reason))
+            continue
+        expected = hashes.get(rel)
+        if expected is None:
+            checks.append(FileCheck(scope, rel, MISSING_HASH))
+        elif expected != sha256_bytes(data):
+            checks.append(FileCheck(scope, rel, MISMATCH))
+        else:
+            try:
+                store.read(rel)
+            except InvalidMemoryError as exc:
+                checks.append(FileCheck(scope, rel, INVALID, exc.line, exc.reason))
+                continue
+            checks.append(FileCheck(scope, rel, OK))
+    on_disk = set(store.hashed_files())
+    checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in on_disk]
+    return checks
+
+
+def verify(roots: Roots) -> Outcome:
+    checks: list[FileCheck] = []
+    diags: list[Diagnostic] = []
+    for root in roots.existing():
+        try:
+            Store(root).clean_stale_temp()
+            checks += check_root(Store(root))
+        except IntegrityError as exc:
+            diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
+    problems = [c for c in checks if c.status != OK]
+    lines = []
+    for c in checks:
+        where = f"{c.file}:{c.line}: {c.reason}" if c.status == INVALID else c.file
+        lines.append(f"{c.status:<12} {c.scope}:{where}")
+    if problems or diags:
+        lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
+                     "to approve hand edits.")
+    else:
+        lines.append(f"all {len(checks)} memory files match memory.hashes.json")
+    lines += [f"error: {d.message}" for d in diags]
+    bad = bool(problems or diags)
+    diags += [Diagnostic(f"integrity.{c.status.lower().replace(' ', '_')}", "error",
+                         f"{c.scope}:{c.file}") for c in problems]
+    return Outcome(
+        text="\n".join(lines),
+        data={"files": [c.as_dict() for c in checks], "problems": len(problems)},
+        diagnostics=diags, ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0,
+    )
+
+
+def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> Outcome:
+    wanted = {validate_id(i) for i in ids or []}
+    changed: list[str] = []
+    review: list[str] = []
+    for root in roots.existing():
+        store = Store(root)
+        with root_lock(root.path):
+            hashes = _merged_hashes(store, review) if merged else _hashes_or_empty(store, ids)
+            on_disk = store.hashed_files()
+            for rel in on_disk:
+                stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+                if wanted and stem not in wanted:
+                    continue
+                if store.resolve(rel).is_symlink():
+                    continue  # never approve a symlink; verify keeps reporting it
+                digest = sha256_bytes(store.read_bytes(rel))
+                if hashes.get(rel) != digest:
+                    hashes[rel] = digest
+                    changed.append(f"{root.scope}:{rel}")
+            for rel in [r for r in hashes if r not in on_disk]:
+                if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
+                    del hashes[rel]
+                    changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+            store.save_hashes(hashes)
+            if changed:
+                store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
+                                        f"{len(changed)} file(s)"])
+    missing = sorted(wanted - _known_ids(roots))
+    lines = [f"rehashed {c}" for c in changed] or ["nothing to rehash: every hash matches"]
+    lines += [f"review: {r}" for r in review]
+    diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
+    lines += [f"warning: no memory with id {m}" for m in missing]
+    return Outcome(text="\n".join(lines), data={"changed": changed, "review": review},
+                   diagnostics=diags)
+
+
+def _stamp() -> str:
+    from engram.store.repo import now_iso
+
+    return now_iso()
+
+
+def _known_ids(roots: Roots) -> set[str]:
+    return {rel.rsplit("/", 1)[-1].removesuffix(".md")
+            for root in roots.existing() for rel in Store(root).hashed_files()}
+
+
+def _hashes_or_empty(store: Store, ids: list[str] | None) -> dict[str, str]:
+    try:
+        return store.load_hashes()
+    except IntegrityError:
+        if ids:
+            raise
+        return {}  # a full rehash rebuilds a broken hashes file from the reviewed files
+
+
+def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
+    """Union of both sides of a conflicted hashes file; per path the hash matching the file."""
+    text = store.root.hashes_file.read_text(encoding="utf-8")
+    ours, theirs, in_ours, in_theirs = [], [], False, False
+    for line in text.splitlines():
+        if line.startswith("<<<<<<<"):
+            in_ours = True
+        elif line.startswith("=======") and in_ours:
+            in_ours, in_theirs = False, True
+        elif line.startswith(">>>>>>>"):
+            in_theirs = False
+        else:
+            if not in_theirs:
+                ours.append(line)
+            if not in_ours:
+                theirs.append(line)
+    sides = [_lenient_json("\n".join(s)) for s in (ours, theirs)]
+    result: dict[str, str] = {}
+    for rel in sorted(set(sides[0]) | set(sides[1])):
+        options = {s[rel] for s in sides if rel in s}
+        path = store.path / rel
+        actual = sha256_bytes(path.read_bytes()) if path.is_file() else None
+        if actual is not None and actual in options:
+            result[rel] = actual
+        elif len(options) == 1 and actual is None:
+            continue
+        else:
+            review.append(rel)
+            result.update({rel: sorted(options)[0]})
+    return result
+
+
+def _lenient_json(text: str) -> dict[str, str]:
+    """Parse one side of a conflict; fix the trailing-comma damage a hunk split leaves."""
+    import re
+
+    cleaned = re.sub(r",\s*([}\]])", r"\1", text)
+    cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)
+    try:
+        data = json.loads(cleaned)
+    except json.JSONDecodeError as exc:
+        raise IntegrityError("cannot read one side of the conflicted memory.hashes.json",
+                             hint="resolve the conflict by hand, then run `engram rehash`",
+                             code="integrity.hashes_invalid") from exc
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -1,0 +1,201 @@
+"""One root's files on disk: listing, reading, hashes, changelog, and the memory write path.
+
+`Store.write_files` is the only way memory files change: under the root lock it writes each file
+atomically, then the hashes file, then the changelog, so a concurrent writer never loses an
+update and a crash leaves each file old or new (`engram verify` names any file to re-approve).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from engram.errors import IntegrityError, InvalidMemoryError, StorageError
+from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
+from engram.store.format import parse_memory
+from engram.store.model import Memory
+from engram.workspace import TYPE_DIRS, Root
+
+ACTIVE_DIRS = TYPE_DIRS
+NOTE_DIR = "working"
+
+
+@dataclass(frozen=True)
+class Change:
+    """Write `text` to `rel` (posix, relative to the root), or delete it when text is None."""
+
+    rel: str
+    text: str | None
+
+
+@dataclass
+class Scan:
+    memories: list[Memory] = field(default_factory=list)
+    invalid: list[InvalidMemoryError] = field(default_factory=list)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Store:
+    def __init__(self, root: Root) -> None:
+        self.root = root
+        self.path = root.path
+
+    def _list(self, dirs: Iterable[str], recursive: bool = False) -> list[str]:
+        out: list[str] = []
+        for d in dirs:
+            base = self.path / d
+            if not base.is_dir():
+                continue
+            stack = [base]
+            while stack:
+                with os.scandir(stack.pop()) as it:
+                    for e in it:
+                        if e.name.endswith(".md") and (e.is_file() or e.is_symlink()):
+                            out.append(Path(e.path).relative_to(self.path).as_posix())
+                        elif recursive and e.is_dir(follow_symlinks=False):
+                            stack.append(Path(e.path))
+        return sorted(out)
+
+    def memory_files(self, include_notes: bool = True) -> list[str]:
+        """Active durable files (and working notes) as posix paths relative to the root."""
+        return self._list([*ACTIVE_DIRS, NOTE_DIR] if include_notes else ACTIVE_DIRS)
+
+    def archived_files(self) -> list[str]:
+        return self._list(["archive"], recursive=True)
+
+    def hashed_files(self) -> list[str]:
+        """Files covered by memory.hashes.json: active durable + archived (notes are ignored)."""
+        return self.memory_files(include_notes=False) + self.archived_files()
+
+    def resolve(self, rel: str) -> Path:
+        """Absolute path of `rel`, refusing anything that escapes the root (symlinks included)."""
+        target = (self.path / rel)
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            raise StorageError(f"path {rel!r} escapes the memory root", code="storage.escape",
+                               hint="memory paths are relative to .agents/.engram")
+        real_root = self.path.resolve()
+        real = target.resolve()
+        if real != real_root and real_root not in real.parents:
+            raise StorageError(f"{rel} points outside the memory root", code="storage.escape",
+                               hint="replace the symlink with a real file inside the root")
+        return target
+
+    def read_bytes(self, rel: str) -> bytes:
+        path = self.resolve(rel)
+        if path.is_symlink():
+            raise InvalidMemoryError(rel, 1, "memory files may not be symlinks")
+        if not path.is_file():
+            raise InvalidMemoryError(rel, 1, "not a regular file")
+        return path.read_bytes()
+
+    def read(self, rel: str) -> Memory:
+        try:
+            data = self.read_bytes(rel)
+        except StorageError as exc:
+            raise InvalidMemoryError(rel, 1, exc.message) from exc
+        return parse_bytes(data, rel, self.root)
+
+    def scan(self, include_notes: bool = True) -> Scan:
+        result = Scan()
+        for rel in self.memory_files(include_notes):
+            try:
+                result.memories.append(self.read(rel))
+            except InvalidMemoryError as exc:
+                result.invalid.append(exc)
+        return result
+
+    def load_hashes(self) -> dict[str, str]:
+        try:
+            text = self.root.hashes_file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            conflict = "<<<<<<<" in text
+            raise IntegrityError(
+                f"{self.root.hashes_file} is not valid JSON (line {exc.lineno})",
+                hint="run `engram rehash --merged` to resolve a merge conflict" if conflict
+                else "run `engram rehash` to rebuild it from the files you reviewed",
+                code="integrity.hashes_invalid",
+            ) from exc
+        if not isinstance(data, dict):
+            raise IntegrityError(f"{self.root.hashes_file} must hold a JSON object",
+                                 hint="run `engram rehash`", code="integrity.hashes_invalid")
+        return {str(k): str(v) for k, v in data.items()}
+
+    def save_hashes(self, hashes: dict[str, str]) -> None:
+        atomic_write(self.root.hashes_file, json.dumps(dict(sorted(hashes.items())), indent=2)
+                     + "\n")
+
+    def append_changelog(self, lines: Sequence[str]) -> None:
+        path = self.root.changelog_file
+        try:
+            old = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            old = "# Engram changelog\n\n"
+        if old and not old.endswith("\n"):
+            old += "\n"
+        atomic_write(path, old + "".join(f"{line}\n" for line in lines))
+
+    def clean_stale_temp(self) -> int:
+        """Remove temp files a killed writer left behind (only while no writer is active)."""
+        try:
+            with root_lock(self.path, timeout=0):
+                return self._clean_temp()
+        except StorageError:
+            return 0  # a writer is active; its own temp files are not stale
+
+    def _clean_temp(self) -> int:
+        removed = 0
+        for d in (self.path, *(self.path / t for t in (*ACTIVE_DIRS, NOTE_DIR))):
+            removed += clean_temp_files(d)
+        return removed
+
+    def write_files(self, changes: Sequence[Change], message: str) -> None:
+        """Apply changes atomically per file, then hashes and changelog, all under the lock."""
+        if not changes:
+            return
+        with root_lock(self.path):
+            self._clean_temp()
+            # A broken hashes file raises here: we never overwrite one we could not parse.
+            hashes = self.load_hashes()
+            stamp = now_iso()
+            log: list[str] = []
+            for ch in changes:
+                path = self.resolve(ch.rel)
+                hashed = not ch.rel.startswith(f"{NOTE_DIR}/")
+                if ch.text is None:
+                    remove(path)
+                    hashes.pop(ch.rel, None)
+                else:
+                    data = ch.text.encode("utf-8")
+                    atomic_write(path, data)
+                    if hashed:
+                        hashes[ch.rel] = sha256_bytes(data)
+                if hashed:
+                    log.append(f"- {stamp} {ch.rel}: {message}")
+            self.save_hashes(hashes)
+            if log:
+                self.append_changelog(log)
+
+
+def parse_bytes(data: bytes, rel: str, root: Root) -> Memory:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InvalidMemoryError(rel, line, "file is not valid UTF-8") from exc
+    return parse_memory(text, rel, root.scope)

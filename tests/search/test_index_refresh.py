@@ -1,0 +1,58 @@
+"""The derived index follows hand edits, adds and deletes without any rebuild command."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from engram.search.index import MemoryIndex
+from engram.workspace import resolve
+from tests.helpers import memory_text, write_memory
+
+
+def _ids(project: Path) -> dict[str, str]:
+    idx = MemoryIndex(resolve())
+    try:
+        return {m.id: m.content for m in idx.memories()}
+    finally:
+        idx.close()
+
+
+def test_index_sees_hand_add_edit_and_delete(project: Path) -> None:
+    root = project / ".agents" / ".engram"
+    write_memory(root, "first-rule")
+    assert _ids(project) == {"first-rule": "- Do the thing."}
+    (root / "rules" / "hand-added.md").write_text(memory_text("hand-added", content="- Added."))
+    assert set(_ids(project)) == {"first-rule", "hand-added"}
+    path = root / "rules" / "first-rule.md"
+    path.write_text(path.read_text().replace("- Do the thing.", "- Edited by hand, longer."))
+    assert _ids(project)["first-rule"] == "- Edited by hand, longer."
+    (root / "rules" / "hand-added.md").unlink()
+    assert set(_ids(project)) == {"first-rule"}
+
+
+def test_deleting_the_cache_loses_nothing(project: Path) -> None:
+    root = project / ".agents" / ".engram"
+    write_memory(root, "kept")
+    assert set(_ids(project)) == {"kept"}
+    shutil.rmtree(root / ".cache")
+    assert set(_ids(project)) == {"kept"}
+
+
+def test_fts_finds_stemmed_terms_and_workspace_wins(project: Path, tmp_path: Path,
+                                                    monkeypatch: object) -> None:
+    import pytest
+
+    mp = pytest.MonkeyPatch()
+    glob = tmp_path / "global"
+    mp.setenv("ENGRAM_GLOBAL_DIR", str(glob))
+    try:
+        root = project / ".agents" / ".engram"
+        write_memory(root, "testing-policy", content="- Run the tests before merging.")
+        write_memory(glob, "testing-policy", content="- Global testing habit.", scope="global")
+        idx = MemoryIndex(resolve())
+        rows = idx.fts("test*", 10)
+        assert [(m.id, m.scope) for m, _ in rows] == [("testing-policy", "workspace")]
+        idx.close()
+    finally:
+        mp.undo()

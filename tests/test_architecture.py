@@ -1,0 +1,50 @@
+"""Import direction (STYLE.md): adapters call the core; the core never imports the adapters."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "engram"
+CORE = ("store", "search", "proposals", "hosts", "safety", "bench")
+FORBIDDEN = {
+    "store": {"cli", "mcp", "search", "proposals", "hosts"},
+    "search": {"cli", "mcp", "proposals", "hosts"},
+    "proposals": {"cli", "mcp", "hosts"},
+    "hosts": {"cli", "mcp"},
+    "safety": {"*"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return {n for n in names if n == "engram" or n.startswith("engram.")}
+
+
+def test_core_packages_never_import_adapters_or_upper_layers() -> None:
+    problems = []
+    for pkg, banned in FORBIDDEN.items():
+        for path in (SRC / pkg).rglob("*.py"):
+            for name in _imports(path):
+                parts = name.split(".")
+                top = parts[1] if len(parts) > 1 else ""
+                if ("*" in banned and top != pkg) or top in banned:
+                    problems.append(f"{path.relative_to(SRC)} imports {name}")
+    assert problems == []
+
+
+def test_only_config_reads_the_environment() -> None:
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        if path.name == "config.py" or "bench" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "os.environ" in text or "os.getenv" in text:
+            offenders.append(str(path.relative_to(SRC)))
+    assert offenders == []
