@@ -16,8 +16,14 @@ def configure_upgrade(p: argparse.ArgumentParser) -> None:
 def run_upgrade(args: argparse.Namespace, ctx: Any) -> Outcome:
     from engram.hosts.upgrade import upgrade
 
-    results = upgrade(ctx.roots, plan=args.plan)
-    if not results:
-        return Outcome(text="nothing to upgrade: no linked hosts and no Engram entries found",
-                       data={"results": []})
-    return render(results)
+    report = upgrade(ctx.roots, plan=args.plan)
+    out = render(report.hosts) if report.hosts else Outcome(
+        text="hosts: nothing to re-pin (no linked hosts or Engram entries found)",
+        data={"results": []})
+    lines = [f"memory {m.scope}:{m.rel}: {m.status}" for m in report.memories]
+    if not report.memories:
+        lines = ["memories: all files already use schema v3"]
+    out.text = "\n".join([out.text, *lines])
+    out.data["memories"] = [{"scope": m.scope, "file": m.rel, "status": m.status}
+                            for m in report.memories]
+    return out

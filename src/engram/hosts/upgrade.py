@@ -3,12 +3,14 @@
 Every recorded link of this project and of the user is linked again with `refresh` (which may
 also add or drop `--always-load`, §11.2); an Engram entry found in a known host config without a
 recorded link (written by hand or by the TypeScript tool) gets its command re-pinned and nothing
-else. `--plan` previews. The version stamp that drives the automatic re-pin after a package
-update (`hosts/autopin.py`) is refreshed here too. Memory-file migration is not this module's job.
+else. Legacy v1/v2 memory files are migrated to v3 (`store/migrate.py`). `--plan` previews.
+The version stamp that drives the automatic re-pin after a package update (`hosts/autopin.py`)
+is refreshed here too.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from engram.errors import EngramError
 from engram.hosts import command, jsonc, link, mcpconf
 from engram.hosts.files import Bench, State
 from engram.hosts.targets import all_targets
+from engram.store.migrate import Migration, migrate
 from engram.workspace import Roots
 
 
@@ -78,7 +81,15 @@ def repin_unrecorded(roots: Roots, linked_hosts: set[tuple[str, str]],
     return results
 
 
-def upgrade(roots: Roots, *, plan: bool = False) -> list[link.Result]:
+@dataclass(frozen=True)
+class Report:
+    hosts: list[link.Result]
+    memories: list[Migration]
+
+
+def upgrade(roots: Roots, *, plan: bool = False) -> Report:
+    """Memories first: a failed host edit must not leave legacy files half-migrated."""
+    memories = migrate(roots, plan=plan)
     records = link.linked(roots)
     results = relink(roots, records, plan=plan, refresh=True)
     covered = {(str(r["host"]), str(r["scope"])) for r in records}
@@ -87,4 +98,4 @@ def upgrade(roots: Roots, *, plan: bool = False) -> list[link.Result]:
         from engram.hosts.autopin import write_stamp
 
         write_stamp(roots.config_dir)
-    return results
+    return Report(results, memories)
