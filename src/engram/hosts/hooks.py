@@ -19,7 +19,6 @@ import hashlib
 import importlib
 import json
 import re
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -118,6 +117,8 @@ def session_query(env: Env, project: Path) -> str:
         return ""
     if head.startswith("ref: refs/heads/"):
         parts.append(re.sub(r"[-_/.]+", " ", head.removeprefix("ref: refs/heads/")))
+    import subprocess  # only SessionStart without an objective pays for it
+
     try:
         done = subprocess.run(["git", "-C", str(project), "log", "-1", "--format=%s"],
                               capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False)
