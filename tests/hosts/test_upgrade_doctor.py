@@ -150,3 +150,11 @@ def test_doctor_on_a_clean_link_has_no_errors(
     code, findings = _doctor(capsys)
     assert code == 0 and not [f for f in findings if f["level"] == "error"]
     assert "host.ok" in _codes(findings)
+
+
+def test_auto_repin_writes_nothing_when_nothing_is_linked(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ENGRAM_NO_AUTO_UPGRADE", "0")
+    assert main(["link", "list"]) == 0
+    assert not (home / ".engram").exists()

@@ -34,8 +34,8 @@ def maybe_repin() -> None:
         seen = stamp.read_text(encoding="utf-8").strip()
     except OSError:
         seen = None
-    if seen == engram.__version__:
-        return
+    if seen == engram.__version__ or not (env.config_dir / "hosts.json").is_file():
+        return  # current, or nothing was ever linked: write nothing at all
     try:
         _repin(env.config_dir)
     except Exception as exc:  # noqa: BLE001 - never break the command the user asked for
