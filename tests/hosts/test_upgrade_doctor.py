@@ -158,3 +158,29 @@ def test_auto_repin_writes_nothing_when_nothing_is_linked(
     monkeypatch.setenv("ENGRAM_NO_AUTO_UPGRADE", "0")
     assert main(["link", "list"]) == 0
     assert not (home / ".engram").exists()
+
+
+def test_doctor_warns_when_a_linked_host_lost_its_entry(
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["link", "gemini"]) == 0
+    (project / ".gemini/settings.json").write_text("{}\n")
+    found = [f for f in _doctor(capsys)[1] if f["code"] == "host.link_incomplete"]
+    assert found and "engram link gemini" in found[0]["remediation"]
+
+
+def test_doctor_reports_a_tampered_memory_file(
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engram.store.repo import Change, Store
+    from engram.workspace import resolve
+
+    roots = resolve()
+    roots.workspace.path.mkdir(parents=True)
+    text = (Path(__file__).resolve().parent.parent / "fixtures/memories/v3/"
+            "run-smoke-suite-before-tagging.md").read_text()
+    Store(roots.workspace).write_files([Change("rules/run-smoke.md", text)], "seed")
+    assert "integrity.ok" in _codes(_doctor(capsys)[1])
+    (roots.workspace.path / "rules/run-smoke.md").write_text(text + "\nsneaky edit\n")
+    code, findings = _doctor(capsys)
+    assert "integrity.mismatch" in _codes(findings) and code == 1

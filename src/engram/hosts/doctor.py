@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from engram.errors import EngramError
 from engram.hosts import blocks, command, jsonc
-from engram.hosts.targets import Target, all_targets
+from engram.hosts.targets import Target, all_targets, get
 from engram.workspace import IGNORED_LINES, Roots
 
 Level = Literal["ok", "warn", "error"]
@@ -198,6 +198,44 @@ def check_hosts(roots: Roots) -> list[Finding]:
     return out + _claude_allowlists(roots)
 
 
+def check_links(roots: Roots) -> list[Finding]:
+    """Recorded links whose instruction block or MCP entry has gone missing since."""
+    from engram.hosts.link import linked
+
+    out: list[Finding] = []
+    for rec in linked(roots):
+        is_global = rec.get("scope") == "global"
+        scope = get(str(rec.get("host"))).scope(is_global)
+        base = roots.env.home if is_global else roots.project
+        missing = []
+        if not _has_block(base / scope.instructions):
+            missing.append(scope.instructions)
+        if scope.mcp is not None and scope.mcp.style != "print" and not any(
+                _mentions_engram(base / f) for f in scope.mcp.files):
+            missing.append(" or ".join(scope.mcp.files))
+        if missing:
+            flag = " --global" if is_global else ""
+            out.append(Finding("host.link_incomplete", "warn",
+                               f"{rec.get('host')} ({rec.get('scope')}): Engram is missing from "
+                               + ", ".join(missing),
+                               f"run `engram link{flag} {rec.get('host')}` (or unlink it)"))
+    return out
+
+
+def _has_block(path: Path) -> bool:
+    try:
+        return blocks.span(path.read_text(encoding="utf-8"), blocks.MD) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _mentions_engram(path: Path) -> bool:
+    try:
+        return "engram" in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def run(roots: Roots) -> list[Finding]:
     return (check_config(roots) + check_roots(roots) + check_integrity(roots)
-            + check_launcher(roots) + check_hosts(roots))
+            + check_launcher(roots) + check_hosts(roots) + check_links(roots))
