@@ -245,3 +245,14 @@ def test_link_list_shows_recorded_links(
 
 def test_unknown_host_is_a_usage_error(project: Path) -> None:
     assert main(["link", "vscode"]) == 2
+
+
+def test_an_empty_config_file_counts_as_an_empty_object(project: Path, bin_dir: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude/settings.local.json").write_text("")
+    (project / ".mcp.json").write_text("\n")
+    assert main(["link", "claude"]) == 0
+    assert "engram" in _json(project / ".mcp.json")["mcpServers"]
+    assert "SessionStart" in _json(project / ".claude/settings.local.json")["hooks"]
+    assert main(["unlink", "claude"]) == 0
+    assert _json(project / ".mcp.json") == {}

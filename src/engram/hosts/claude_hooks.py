@@ -56,7 +56,7 @@ def has_engram_hook(text: str | None) -> bool:
 
 def install(bench: Bench, path: Path, cmd: str) -> None:
     text = bench.read(path)
-    text = EMPTY_JSON if text is None else text
+    text = EMPTY_JSON if text is None or not text.strip() else text  # an empty file is {}
     group = {"hooks": [{"type": "command", "command": cmd}]}
     for event in reversed(EVENTS):  # each goes first: reversed keeps the file in EVENTS order
         root = jsonc.parse(text, str(path))
@@ -81,7 +81,7 @@ def install(bench: Bench, path: Path, cmd: str) -> None:
 
 def uninstall(bench: Bench, path: Path) -> None:
     text = bench.read(path)
-    if text is None:
+    if text is None or not text.strip():
         return
     for event in EVENTS:
         while True:

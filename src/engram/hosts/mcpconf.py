@@ -58,7 +58,7 @@ def desired(style: str, existing: Any, wish: Wish) -> tuple[Any, str | None]:
 def put_json(bench: Bench, path: Path, keys: list[str], style: str, wish: Wish) -> str | None:
     """Add or re-pin `<keys>.engram` in a JSON/JSONC file; returns a note, if any."""
     text = bench.read(path)
-    base = EMPTY_JSON if text is None else text
+    base = EMPTY_JSON if text is None or not text.strip() else text  # an empty file is {}
     root = jsonc.parse(base, str(path))
     if root.kind != "object":
         raise HostConfigError(f"{path}: the top level is not an object", code="host.shape",
@@ -92,7 +92,7 @@ def prune_created(bench: Bench, path: Path, text: str) -> str | None:
 def take_out_json(bench: Bench, path: Path, keys: list[str]) -> str | None:
     """Remove Engram's entry (never another one); returns a note when one is kept."""
     text = bench.read(path)
-    if text is None:
+    if text is None or not text.strip():
         return None
     node = jsonc.find(jsonc.parse(text, str(path)), [*keys, "engram"])
     note = None
