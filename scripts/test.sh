@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
+export PIP_DISABLE_PIP_VERSION_CHECK=1
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
 export PATH="$PWD/.venv/bin:$PATH"
-ruff check src tests benchmarks
+ruff check src tests
 mypy
 pytest -q -p no:cacheprovider "$@"

@@ -33,6 +33,7 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("upgrade", "engram.cli.upgrade", "upgrade", "re-pin hosts, refresh blocks and hooks", True),
     ("doctor", "engram.cli.doctor", "doctor", "check config, roots and linked hosts", True),
     ("agent-hook", "engram.cli.hook", "agent_hook", "answer a host hook (stdin JSON)", False),
+    ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
 ]
 ALIASES = {"ss": "save-session"}
 

@@ -10,11 +10,11 @@ A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
-import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from engram.store.repo import Store, parse_bytes
 from engram.workspace import Root, Roots
 
 SCHEMA = 3
+_FIELDS = tuple(f.name for f in fields(Memory))
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -32,17 +33,26 @@ CREATE TABLE IF NOT EXISTS mem(
   rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
   confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   id, title, tags, triggers, body, tokenize='porter unicode61');
 """
 
 
 def memory_to_json(m: Memory) -> str:
-    return json.dumps(asdict(m), ensure_ascii=False, separators=(",", ":"))
+    # Hand-built instead of dataclasses.asdict: asdict deep-copies and dominated index builds.
+    return json.dumps({f: getattr(m, f) for f in _FIELDS}, ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 def memory_from_json(text: str) -> Memory:
     return Memory(**json.loads(text))
+
+
+def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
+    """A stable digest of (path, mtime, size, inode) for every file, independent of order."""
+    parts = sorted(f"{rel}\0{m}\0{s}\0{i}" for rel, (m, s, i) in disk.items())
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
 
 class RootIndex:
@@ -78,33 +88,25 @@ class RootIndex:
         db.execute("PRAGMA synchronous=NORMAL")
         return db
 
-    def _stat_listing(self) -> dict[str, tuple[int, int, int]]:
-        out: dict[str, tuple[int, int, int]] = {}
-        base = self.root.path
-        for rel in self.store.memory_files():
-            try:
-                st = os.lstat(base / rel)
-            except FileNotFoundError:
-                continue
-            out[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
-        return out
-
     def refresh(self) -> int:
         """Bring the index up to date with the files; returns how many files were re-read."""
         if not self.root.exists():
             return 0
-        disk = self._stat_listing()
+        disk = self.store.stat_listing()
+        digest = _listing_digest(disk)
+        row = self.db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
+        if row and row[0] == digest:
+            return 0  # the common case: one stat per file and a string compare
         known = {r: (m, s, i) for r, m, s, i in
                  self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
         changed = [r for r, st in disk.items() if known.get(r) != st]
         gone = [r for r in known if r not in disk]
-        if not changed and not gone:
-            return 0
         with self._transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (digest,))
             for rel in gone:
                 self._drop(rel)
             for rel in changed:
-                self._index_file(rel, disk[rel])
+                self._index_file(rel, disk[rel], rel in known)
         return len(changed) + len(gone)
 
     @contextlib.contextmanager
@@ -124,8 +126,9 @@ class RootIndex:
             self.db.execute("DELETE FROM mem WHERE rowid=?", row)
         self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
 
-    def _index_file(self, rel: str, st: tuple[int, int, int]) -> None:
-        self._drop(rel)
+    def _index_file(self, rel: str, st: tuple[int, int, int], known: bool) -> None:
+        if known:
+            self._drop(rel)
         error, line, sha = None, 0, ""
         try:
             data = self.store.read_bytes(rel)

@@ -7,9 +7,11 @@ update and a crash leaves each file old or new (`engram verify` names any file t
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -53,20 +55,35 @@ class Store:
         self.path = root.path
 
     def _list(self, dirs: Iterable[str], recursive: bool = False) -> list[str]:
-        out: list[str] = []
+        return sorted(self.stat_listing(dirs, recursive))
+
+    def stat_listing(self, dirs: Iterable[str] = (*ACTIVE_DIRS, NOTE_DIR),
+                     recursive: bool = False) -> dict[str, tuple[int, int, int]]:
+        """{rel: (mtime_ns, size, inode)} of the `.md` files in `dirs`, one lstat per file.
+
+        This runs before every read (index freshness), so it works on strings, not Paths.
+        A type directory that is itself a symlink is skipped: memory never lives outside the root.
+        """
+        out: dict[str, tuple[int, int, int]] = {}
+        base = str(self.path)
         for d in dirs:
-            base = self.path / d
-            if not base.is_dir():
+            top = f"{base}/{d}"
+            try:
+                if not stat.S_ISDIR(os.lstat(top).st_mode):
+                    continue
+            except FileNotFoundError:
                 continue
-            stack = [base]
+            stack = [(top, d)]
             while stack:
-                with os.scandir(stack.pop()) as it:
+                path, rel_dir = stack.pop()
+                with os.scandir(path) as it:
                     for e in it:
-                        if e.name.endswith(".md") and (e.is_file() or e.is_symlink()):
-                            out.append(Path(e.path).relative_to(self.path).as_posix())
+                        if e.name.endswith(".md") and not e.is_dir(follow_symlinks=False):
+                            st = e.stat(follow_symlinks=False)
+                            out[f"{rel_dir}/{e.name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
                         elif recursive and e.is_dir(follow_symlinks=False):
-                            stack.append(Path(e.path))
-        return sorted(out)
+                            stack.append((e.path, f"{rel_dir}/{e.name}"))
+        return out
 
     def memory_files(self, include_notes: bool = True) -> list[str]:
         """Active durable files (and working notes) as posix paths relative to the root."""
@@ -93,12 +110,29 @@ class Store:
         return target
 
     def read_bytes(self, rel: str) -> bytes:
-        path = self.resolve(rel)
-        if path.is_symlink():
-            raise InvalidMemoryError(rel, 1, "memory files may not be symlinks")
-        if not path.is_file():
-            raise InvalidMemoryError(rel, 1, "not a regular file")
-        return path.read_bytes()
+        """A memory file's bytes; symlinks are refused (O_NOFOLLOW), so nothing outside is read."""
+        path = self.resolve_rel(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InvalidMemoryError(rel, 1, "memory files may not be symlinks; "
+                                         "a symlink could point outside the memory root") from exc
+            raise InvalidMemoryError(rel, 1, f"cannot read: {exc.strerror}") from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InvalidMemoryError(rel, 1, "not a regular file")
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                return f.read()
+        finally:
+            os.close(fd)
+
+    def resolve_rel(self, rel: str) -> str:
+        """Cheap containment for paths from listings and ids: no '..', not absolute."""
+        if not rel or rel.startswith("/") or "\x00" in rel or ".." in rel.split("/"):
+            raise StorageError(f"path {rel!r} escapes the memory root", code="storage.escape",
+                               hint="memory paths are relative to .agents/.engram")
+        return f"{self.path}/{rel}"
 
     def read(self, rel: str) -> Memory:
         try:

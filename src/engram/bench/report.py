@@ -1,0 +1,44 @@
+"""Run the selected benchmark suites and assemble the Markdown report for BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from engram.bench.harness import machine, today
+from engram.errors import UsageError
+
+
+def run_all(sizes: list[int], suites: list[str], *, quick: bool, write: str | None,
+            workdir: str | None) -> tuple[str, dict[str, Any]]:
+    unknown = [s for s in suites if s not in RUNNERS]
+    if unknown:
+        raise UsageError(f"unknown benchmark suite(s): {', '.join(unknown)}",
+                         hint=f"choose from {', '.join(RUNNERS)}")
+    runs = 3 if quick else 10
+    data: dict[str, Any] = {"machine": machine(), "date": today(), "sizes": sizes}
+    lines = ["# Benchmarks", "", f"Measured {data['date']} on {data['machine']} by "
+             f"`engram bench{' --quick' if quick else ''}`.", ""]
+    with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
+        base = Path(workdir or tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        for suite in suites:
+            result, rendered = RUNNERS[suite](base, sizes, runs)
+            data[suite] = result
+            lines += [f"## {TITLES[suite]}", "", *rendered, ""]
+    text = "\n".join(lines)
+    if write:
+        Path(write).write_text(text + "\n", encoding="utf-8")
+    return text, data
+
+
+def _store(base: Path, sizes: list[int], runs: int) -> tuple[Any, list[str]]:
+    from engram.bench import store_bench
+
+    res = store_bench.run(base, sizes, runs)
+    return res, store_bench.render(res)
+
+
+RUNNERS = {"store": _store}
+TITLES = {"store": "Store: index build, refresh check, cold start"}

@@ -1,0 +1,34 @@
+"""`engram bench`: run the repository's benchmark and optionally write BENCHMARKS.md.
+
+The suites are measurements only; they never fail on a number. Sizes default to 100, 1,000 and
+10,000 memories; `--quick` uses smaller sizes and fewer runs for a smoke check.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.cli.main import Context
+
+SUITES = ("store",)  # more suites register in engram.bench.report.RUNNERS
+
+
+def configure_bench(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sizes", default="100,1000,10000", help="store sizes (comma-separated)")
+    p.add_argument("--only", default=",".join(SUITES), help=f"suites to run: {', '.join(SUITES)}")
+    p.add_argument("--quick", action="store_true", help="small sizes and few runs (smoke check)")
+    p.add_argument("--write", metavar="FILE", help="write the report (e.g. BENCHMARKS.md)")
+    p.add_argument("--dir", metavar="DIR", help="where generated stores live (default: temp)")
+
+
+def run_bench(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.bench.report import run_all
+
+    sizes = [100, 1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    suites = [s.strip() for s in args.only.split(",") if s.strip()]
+    text, data = run_all(sizes, suites, quick=args.quick, write=args.write, workdir=args.dir)
+    return Outcome(text=text, data=data)

@@ -1,0 +1,221 @@
+"""The matching engine behind every scan: where each rule may match, and what it matched.
+
+Owns the prefilter (hints), the overlap resolution between secret rules (the earlier row of the
+table wins), private-key block extents, and the per-line gate for injection patterns. Secret/PII
+hits are character spans (redaction replaces them); injection hits are whole lines (they are
+removed, never rewritten). It does not own the patterns (`rules.py`) nor findings (`scan.py`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from engram.safety.model import Rule
+from engram.safety.rules import (
+    INJECTION_LINE,
+    INJECTION_OPENERS,
+    INJECTION_OPENING_MARKS,
+    INJECTION_RULES,
+    LEAD_CHARS,
+    SECRET_RULES,
+)
+
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}-----")
+_PEM_BODY = re.compile(r"(?:\n[A-Za-z0-9+/=]{16,120}\r?(?=\n|\Z))*")
+_PEM_MAX_BLOCK = 16_384  # a 4096-bit RSA key in PEM is ~3.3 KB; beyond this it is not one block
+# Invisible characters that would split a keyword ("ig\u200bnore") without changing how it reads.
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_FIRST_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)?")
+
+
+class Hit(NamedTuple):
+    """A sensitive span `[start, end)` of the scanned text and the rule that found it."""
+
+    start: int
+    end: int
+    rule: Rule
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each `\\n`-separated line begins (index 0 is line 1)."""
+    starts = [0]
+    at = text.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _lower_ascii(text: str) -> str:
+    """Lower-cased text with the same length (`str.lower` may grow a few non-ASCII letters)."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _hint_positions(low: str, hints: tuple[str, ...]) -> list[int]:
+    """Every position where a hint starts, in text order."""
+    found: list[int] = []
+    for hint in hints:
+        at = low.find(hint)
+        while at != -1:
+            found.append(at)
+            at = low.find(hint, at + 1)
+    return sorted(found)
+
+
+def _hint_lines(low: str, hints: tuple[str, ...], starts: list[int]) -> list[range]:
+    """Runs of whole lines that contain a hint: the only places the rule can match.
+
+    Every hint is a substring of every match of its rule, so skipping other lines loses nothing.
+    After a hit the search jumps to the next line, so a line full of hints costs one find.
+    """
+    lines: set[int] = set()
+    for hint in hints:
+        at = low.find(hint)
+        while at != -1:
+            line = bisect.bisect_right(starts, at) - 1
+            lines.add(line)
+            at = low.find(hint, starts[line + 1]) if line + 1 < len(starts) else -1
+    ranges: list[range] = []
+    for line in sorted(lines):
+        begin = starts[line]
+        end = starts[line + 1] if line + 1 < len(starts) else len(low)
+        if ranges and ranges[-1].stop == begin:
+            ranges[-1] = range(ranges[-1].start, end)
+        else:
+            ranges.append(range(begin, end))
+    return ranges
+
+
+def _matches(text: str, low: str, rule: Rule, starts: list[int],
+             hits: list[Hit]) -> Iterator[re.Match[str]]:
+    if rule.anchored:
+        skip_until = 0
+        for at in _hint_positions(low, rule.hints):
+            if at < skip_until or (hits and at < hits[-1].end):
+                continue  # a keyword inside the previous candidate is part of its value
+            m = rule.pattern.match(text, at)
+            if m is not None:
+                skip_until = m.end()
+                yield m
+    elif not rule.hints:
+        yield from rule.pattern.finditer(text)
+    else:
+        for span in _hint_lines(low, rule.hints, starts):
+            yield from rule.pattern.finditer(text, span.start, span.stop)
+
+
+def _block_end(text: str, after: int, ends: list[int]) -> int:
+    """Where a private-key block that starts before `after` ends: its END line or its body."""
+    i = bisect.bisect_left(ends, after)
+    if i < len(ends) and ends[i] - after <= _PEM_MAX_BLOCK:
+        return ends[i]
+    body = _PEM_BODY.match(text, after)
+    return body.end() if body else after
+
+
+def _rule_hits(text: str, low: str, rule: Rule, allow: frozenset[str],
+               starts: list[int]) -> list[Hit]:
+    hits: list[Hit] = []
+    ends: list[int] | None = None
+    for m in _matches(text, low, rule, starts, hits):
+        if hits and m.start() < hits[-1].end:
+            continue  # inside the previous block of this rule
+        if rule.validate is not None and not rule.validate(m, allow):
+            continue
+        group = next((g for g in rule.value_groups if m.group(g) is not None), None)
+        start, end = m.span(group) if group else m.span()
+        if rule.multiline_block:
+            ends = ends if ends is not None else [e.end() for e in _PEM_END.finditer(text)]
+            end = _block_end(text, end, ends)
+        hits.append(Hit(start, end, rule))
+    return hits
+
+
+def _free(taken_starts: list[int], taken_ends: list[int], hit: Hit) -> bool:
+    """True when `hit` overlaps no span already taken (taken spans are sorted, disjoint)."""
+    i = bisect.bisect_right(taken_starts, hit.start)
+    if i and taken_ends[i - 1] > hit.start:
+        return False
+    return i == len(taken_starts) or taken_starts[i] >= hit.end
+
+
+def secret_hits(text: str, allow: frozenset[str] = frozenset()) -> list[Hit]:
+    """Disjoint secret/PII spans in text order; on overlap the earlier rule in the table wins.
+
+    `allow` holds lower-cased e-mail addresses that are not PII here (author fields).
+    """
+    low = _lower_ascii(text)
+    starts = line_starts(text)
+    taken: list[Hit] = []
+    for rule in SECRET_RULES:
+        found = _rule_hits(text, low, rule, allow, starts)
+        if not found:
+            continue
+        if taken:
+            t_starts, t_ends = [h.start for h in taken], [h.end for h in taken]
+            found = [h for h in found if _free(t_starts, t_ends, h)]
+        # Merging per rule (not per hit) keeps many-hit inputs linear instead of quadratic.
+        taken = sorted(taken + found)
+    return taken
+
+
+def apply_hits(text: str, hits: list[Hit], offset: int = 0) -> str:
+    """Replace each (disjoint, sorted) hit by its rule's placeholder; hits are clipped to text.
+
+    `offset` is where `text` starts in the scanned text, for redacting one line of it.
+    """
+    parts: list[str] = []
+    pos = 0
+    for start, end, rule in hits:
+        start, end = max(start - offset, 0), min(end - offset, len(text))
+        parts += [text[pos:start], rule.redaction]
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def normalize_for_injection(text: str) -> str:
+    """Text as a model reads it: invisible characters dropped, compatibility forms folded.
+
+    Line count is preserved (each line is folded alone) so line numbers stay valid.
+    """
+    text = text.translate(_INVISIBLE)
+    if text.isascii():
+        return text
+    folded = (unicodedata.normalize("NFKC", ln).replace("\n", " ") for ln in text.split("\n"))
+    return "\n".join(folded)
+
+
+def _may_open_injection(line: str) -> bool:
+    """Cheap gate: does the line open with a word or mark some injection pattern starts with?"""
+    rest = line.lstrip(LEAD_CHARS)
+    if not rest:
+        return False
+    if rest[0] in INJECTION_OPENING_MARKS:
+        return True
+    word = _FIRST_WORD.match(rest)
+    return word is not None and word.group().lower() in INJECTION_OPENERS
+
+
+def injection_lines(text: str) -> dict[int, Rule]:
+    """1-based line number -> the first injection rule (table order) that flags that line.
+
+    Each line is also split at the Unicode line breaks `str.splitlines` knows (CR, U+2028, …):
+    a model reads those as new lines, so an instruction hidden after one starts a line too.
+    """
+    flagged: dict[int, Rule] = {}
+    for number, line in enumerate(normalize_for_injection(text).split("\n"), start=1):
+        for part in line.splitlines():
+            if not _may_open_injection(part):
+                continue
+            m = INJECTION_LINE.match(part.lower())
+            if m is not None and m.lastgroup is not None:
+                flagged[number] = INJECTION_RULES[int(m.lastgroup[1:])]
+                break
+    return flagged
