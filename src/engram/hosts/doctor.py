@@ -4,13 +4,12 @@ Each finding is `{code, level: ok|warn|error, message, remediation}` (SPEC §11.
 look at every known config file of every host in both scopes (not only recorded links, so an
 entry written by hand or by the TypeScript tool is checked too): stale pin, missing launcher,
 `host.gemini_trust`, `host.codex_autoapprove` and `engram_commit` in a Claude allow-list.
-Hash and invalid-file checks come from `engram.store.integrity` when it is installed.
+Hash and invalid-file checks come from `engram.store.integrity` (the same as `engram verify`).
 This module only reads; `engram upgrade` and `engram link` are the remediations.
 """
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,11 +74,9 @@ def check_roots(roots: Roots) -> list[Finding]:
 
 
 def check_integrity(roots: Roots) -> list[Finding]:
-    """Hashes and invalid files, from the store's integrity module when it is present."""
-    try:
-        integrity = importlib.import_module("engram.store.integrity")
-    except ModuleNotFoundError:
-        return []
+    """Hashes and invalid files, as `engram verify` sees them."""
+    from engram.store import integrity
+
     if not roots.existing():
         return []
     outcome = integrity.verify(roots)
