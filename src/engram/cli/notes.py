@@ -1,0 +1,65 @@
+"""`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
+
+Listing shows every working note with its expiry (expired ones marked; load never shows them);
+prune deletes the expired ones. Promote proposes the note's text as a durable memory through
+the normal preview and approval (see cli/write.py) and deletes the note once it was written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.cli.main import Context
+
+
+def configure_notes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", nargs="?", choices=["list", "prune"], default="list")
+
+
+def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.proposals import notes
+    from engram.proposals.approvals import utcnow
+
+    today = utcnow().date()
+    if args.action == "prune":
+        gone = notes.prune(ctx.roots, today)
+        text = "\n".join(f"removed {n.id} (expired {n.valid_until})" for n in gone) \
+            or "no expired notes"
+        return Outcome(text=text, data={"removed": [n.id for n in gone]})
+    rows = []
+    lines = []
+    for n in notes.all_notes(ctx.roots):
+        old = notes.expired(n, today)
+        rows.append({"id": n.id, "type": n.type, "scope": n.scope, "valid_until": n.valid_until,
+                     "objective": n.meta.get("objective") or "", "expired": old})
+        mark = " [expired: run engram notes prune]" if old else ""
+        lines.append(f"- {n.id} ({n.type}, {n.scope}) valid until {n.valid_until}{mark}")
+    return Outcome(text="\n".join(lines) or "no working notes", data={"notes": rows})
+
+
+def configure_promote(p: argparse.ArgumentParser) -> None:
+    from engram.cli.write import _common
+
+    p.add_argument("id", help="the working note's id")
+    _common(p)
+
+
+def run_promote(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.cli.write import propose_and_write
+    from engram.proposals import notes
+
+    note = notes.find(ctx.roots, args.id)
+    # Same text and context as api.propose_promotion, answered in the terminal instead.
+
+    def forget(outcome: Outcome) -> None:
+        notes.remove_note(ctx.roots, note.id)
+        outcome.text += f"\nremoved working note {note.id}"
+        outcome.data["removed_note"] = note.id
+
+    objective = str(note.meta.get("objective") or "") or None
+    return propose_and_write(args, ctx, note.content, single=True, type=note.type,
+                             context=objective, answer_from_stdin=True, after_write=forget)

@@ -1,0 +1,196 @@
+"""`engram save`, `engram save-session` (`ss`) and `engram archive` (§7.7).
+
+Both save commands show the proposal preview and take the human's answer: `A` (all), `A 1,3`,
+`B <note>` (all, plus a human note), `C` (cancel). The answer comes from the terminal when there
+is one, else `--answer`, else — when candidates came from arguments or `--file` — the last
+non-empty line of stdin; with no answer the preview is printed, nothing is written and the exit
+code is 3. `--force` means the human already approved these exact candidates in chat. All
+writing goes through `engram.proposals.api`; this module only parses, asks and renders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import select
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engram.errors import EXIT_APPROVAL_NEEDED, UsageError
+from engram.outcome import Outcome
+
+if TYPE_CHECKING:
+    from engram.cli.main import Context
+    from engram.proposals.api import Prepared
+
+_LAST_N = re.compile(r"^\s*(?:last\s+)?(\d+)(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$", re.I)
+_ANSWER = re.compile(r"^\s*([abc])\b\s*(.*)$", re.I | re.S)
+TYPE_WORDS = ("rule", "skill", "knowledge", "workflow")
+STDIN_WAIT_S = 2.0
+ANSWER_HELP = "A = save all, A 1,3 = save those, B <note> = save all with a note, C = cancel"
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-f", "--force", action="store_true",
+                   help="the human already approved these exact candidates: write ready ones")
+    p.add_argument("--scope", choices=["workspace", "global", "both"], help="save target")
+    p.add_argument("--role", action="append", default=[], metavar="ROLE",
+                   help="make the memory role-scoped (repeat or comma-separate)")
+    p.add_argument("--answer", metavar="ANSWER", help=ANSWER_HELP)
+    p.add_argument("--json", action="store_true", help="print the JSON envelope")
+
+
+def configure_save(p: argparse.ArgumentParser) -> None:
+    p.add_argument("words", nargs="+", metavar="[TYPE] TEXT",
+                   help="optional rule|skill|knowledge, then the memory text (or pipe form)")
+    p.add_argument("--context", help="why this memory matters")
+    _common(p)
+
+
+def configure_save_session(p: argparse.ArgumentParser) -> None:
+    p.add_argument("candidates", nargs="*", metavar="CANDIDATE",
+                   help="pipe-form candidates (default: stdin, one per line), or `last N sessions`")
+    p.add_argument("--file", type=Path, help="read candidates from this file")
+    p.add_argument("--query-level", metavar="N",
+                   help="mine at most N recent accessible sessions (`last 50 sessions` works)")
+    _common(p)
+
+
+def configure_archive(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="the memory id")
+    p.add_argument("--reason", required=True, help="why it no longer applies")
+    p.add_argument("--scope", choices=["workspace", "global"], help="only look in this root")
+
+
+def run_save(args: argparse.Namespace, ctx: Context) -> Outcome:
+    words = list(args.words)
+    mtype = words.pop(0).lower() if len(words) > 1 and words[0].lower() in TYPE_WORDS else None
+    text = " ".join(words)
+    return propose_and_write(args, ctx, text, single=True, type=mtype, context=args.context,
+                             answer_from_stdin=True)
+
+
+def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
+    level = query_level(args.query_level)
+    items = list(args.candidates)
+    if items and level is None and _LAST_N.match(" ".join(items)) and \
+            re.search(r"[a-z]", " ".join(items), re.I):
+        level, items = query_level(" ".join(items)), []
+    from_stdin = not items and args.file is None
+    if args.file is not None:
+        text = _read_file(args.file)
+    elif items:
+        text = "\n".join(items)
+    else:
+        text = "" if sys.stdin.isatty() or not _stdin_ready() else sys.stdin.read()
+    if not text.strip() and level is not None:
+        return _mining_instruction(level, args.force)
+    return propose_and_write(args, ctx, text, single=False, source="session", level=level,
+                             answer_from_stdin=not from_stdin)
+
+
+def run_archive(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.proposals.approvals import utcnow
+    from engram.proposals.archive import archive
+
+    return archive(ctx.roots, args.id, args.reason, scope=args.scope, today=utcnow().date())
+
+
+def query_level(raw: str | None) -> int | None:
+    """`50`, `last 50 sessions`, `50 chats` → 50; anything else is a usage error."""
+    if raw is None:
+        return None
+    m = _LAST_N.match(str(raw))
+    if not m or int(m.group(1)) < 1:
+        raise UsageError(f"--query-level {raw!r} is not a positive number of sessions",
+                         code="usage.query_level",
+                         hint="use --query-level 50 or `last 50 sessions`")
+    return int(m.group(1))
+
+
+def propose_and_write(args: argparse.Namespace, ctx: Context, text: str, *, single: bool,
+                      type: str | None = None, context: str | None = None,
+                      source: str = "manual", level: int | None = None,
+                      answer_from_stdin: bool = False,
+                      after_write: Callable[[Outcome], None] | None = None) -> Outcome:
+    """The shared save flow of save, save-session and promote."""
+    from engram.proposals import api
+
+    roots = ctx.roots
+    roles = [r for raw in args.role for r in raw.split(",") if r.strip()]
+    prep = api.prepare(roots, text, scope=args.scope, query_level=level, type=type,
+                       role=roles, context=context, single=single)
+    if args.force:
+        outcome = api.save_now(prep, roots, source=source)
+    else:
+        answer = _answer(args, prep, answer_from_stdin)
+        if answer is None:
+            return _needs_answer(prep)
+        m = _ANSWER.match(answer)
+        if not m:
+            raise UsageError(f"unknown answer {answer!r}", code="usage.answer", hint=ANSWER_HELP)
+        letter, rest = m.group(1).upper(), m.group(2).strip()
+        if letter == "C":
+            return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
+        if letter == "B" and not rest:
+            raise UsageError("B needs a note", code="usage.answer", hint="answer `B <your note>`")
+        approve = rest if letter == "A" and rest else "all"
+        note = rest if letter == "B" else None
+        outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
+    if after_write is not None and outcome.data.get("written"):
+        after_write(outcome)
+    return outcome
+
+
+def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool) -> str | None:
+    if args.answer:
+        return str(args.answer)
+    if sys.stdin.isatty() and sys.stdout.isatty() and not args.json:
+        # A human at a terminal sees the preview and answers in place.
+        sys.stdout.write(prep.preview + "\n\n")
+        return input(f"Save? [{ANSWER_HELP}]: ").strip() or None
+    if from_stdin and not sys.stdin.isatty() and _stdin_ready():
+        lines = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
+        return lines[-1] if lines else None
+    return None
+
+
+def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
+    """True when stdin has data or EOF soon: a host that leaves an idle pipe open must not hang
+    a save that only wanted an optional piped answer."""
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return True  # an in-memory stream (tests, embedding): reading cannot block
+    ready, _, _ = select.select([fd], [], [], timeout)
+    return bool(ready)
+
+
+def _needs_answer(prep: Prepared) -> Outcome:
+    text = (f"{prep.preview}\n\nNothing was saved: approval needed. Answer with --answer "
+            f"(\"{ANSWER_HELP}\"), or pipe the answer on stdin, or rerun with --force once the "
+            "human approved these exact candidates.")
+    items = [i.as_dict() for i in prep.items()]
+    return Outcome(text=text, data={"items": items, "approval_needed": True}, ok=False,
+                   exit_code=EXIT_APPROVAL_NEEDED)
+
+
+def _mining_instruction(level: int, force: bool) -> Outcome:
+    flag = " --force" if force else ""
+    text = (f"Review at most {level} recent accessible sessions of this project for rules, "
+            "skills and knowledge worth keeping; propose only what they actually contain and "
+            "never invent history. Then run:\n"
+            f"  engram save-session{flag} --query-level {level} < candidates.txt\n"
+            "with one pipe-form candidate per line (TYPE: rule | TEXT: …), at most 8.")
+    return Outcome(text=text, data={"query_level": level, "candidates": 0})
+
+
+def _read_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}", code="usage.file",
+                         hint="pass a UTF-8 text file with one candidate per line") from exc

@@ -1,0 +1,43 @@
+"""The author recorded on new memories: `git config user.name/email`, else `author: unknown`.
+
+Asked once per proposal with a short timeout so a slow or missing git never stalls a save. The
+e-mail found here is the one address the PII scan allows in author fields.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_TIMEOUT_S = 2.0
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str = ""
+    email: str = ""
+
+    def meta(self) -> dict[str, str]:
+        if not self.name and not self.email:
+            return {"author": "unknown"}
+        out = {}
+        if self.name:
+            out["author_name"] = self.name
+        if self.email:
+            out["author_email"] = self.email
+        return out
+
+
+def _git_config(cwd: Path, key: str) -> str:
+    try:
+        done = subprocess.run(["git", "config", "--get", key], cwd=cwd, capture_output=True,
+                              text=True, timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def git_author(project: Path) -> Author:
+    cwd = project if project.is_dir() else Path.cwd()
+    return Author(_git_config(cwd, "user.name"), _git_config(cwd, "user.email"))

@@ -1,0 +1,60 @@
+"""Write-time checks (§8) for proposals: the one seam between the write path and `engram.safety`.
+
+Every text field of every candidate is scanned before a preview exists; one finding blocks the
+whole proposal with the candidate, field, line and kind (never the secret itself). Notes are
+redacted and stripped of instruction-like lines instead. Target paths are checked to stay inside
+their root. The scan rules themselves live in `engram.safety`; this module only applies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from engram.errors import UnsafeContentError
+from engram.proposals.candidates import Candidate
+from engram.safety import PathEscape, contained_path, redact, scan_text, strip_injection_lines
+
+
+def candidate_fields(c: Candidate) -> list[tuple[str, str]]:
+    fields = [("TEXT", c.text), ("CONTEXT", c.context)]
+    fields += [(name.upper(), text) for name, text in sorted(c.variants.items())]
+    fields += [("TRIGGERS", ", ".join(c.triggers)), ("TAGS", ", ".join(c.tags))]
+    return [(name, text) for name, text in fields if text]
+
+
+def check_candidates(candidates: Sequence[Candidate], *, allow_emails: Iterable[str] = ()) -> None:
+    """Raise UnsafeContentError listing every finding of every candidate (nothing is written)."""
+    allowed = tuple(e for e in allow_emails if e)
+    problems: list[str] = []
+    categories: set[str] = set()
+    for c in candidates:
+        for name, text in candidate_fields(c):
+            for f in scan_text(text, allow_emails=allowed):
+                categories.add(f.category)
+                problems.append(f"candidate {c.number}, {name} line {f.line}: "
+                                f"{f.category} ({f.label})")
+    if problems:
+        code = f"safety.{categories.pop()}" if len(categories) == 1 else "safety.blocked"
+        raise UnsafeContentError(
+            "proposal blocked, nothing was saved:\n  " + "\n  ".join(problems),
+            code=code,
+            hint="remove the secret or personal data (or the instruction-like line) and propose "
+                 "again; never store credentials in memory",
+        )
+
+
+def clean_note(text: str) -> tuple[str, int, int]:
+    """Redact secrets/PII and drop instruction-like lines: (text, redacted, removed lines)."""
+    stripped, removed = strip_injection_lines(text)
+    redacted, count = redact(stripped)
+    return redacted, count, removed
+
+
+def check_path(root: Path, rel: str) -> Path:
+    """The target of `rel`, guaranteed inside `root` (symlinks resolved), else an error."""
+    try:
+        return contained_path(root, rel)
+    except PathEscape as exc:
+        raise UnsafeContentError(f"refusing to write {rel!r}: {exc.reason}", code="safety.path",
+                                 hint="memory files must stay inside the memory root") from exc

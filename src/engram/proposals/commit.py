@@ -1,0 +1,174 @@
+"""Writing approved candidates (§7.6): the one path shared by `engram_commit` and `--force`.
+
+Per target root, under its lock: verdicts are recomputed against the files as they are now
+(`plan.plan_root`), compared with the verdicts pinned at proposal time, and only then files
+change. Ready candidates are written; a candidate with an unanswered hint, a vanished target or
+a verdict that no longer holds is deferred with ID-only guidance (no paths, scores, authors or
+bodies); an ADD that became a duplicate is reported as NOOP. Each written candidate is one
+`Store.write_files` call, so the changelog says what happened to which file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from engram.proposals.author import Author
+from engram.proposals.build import merged, new_memory, superseded, to_text
+from engram.proposals.candidates import Candidate
+from engram.proposals.checks import check_path
+from engram.proposals.plan import Planned, plan_root, root_of
+from engram.proposals.verdicts import Hint, still_holds
+from engram.store.fileio import root_lock
+from engram.store.model import Memory, ScopeName
+from engram.store.repo import Change, Store
+from engram.workspace import Roots
+
+PinKey = tuple[int, str]
+
+
+@dataclass
+class Result:
+    """What happened to one candidate in one root."""
+
+    number: int
+    scope: ScopeName
+    status: str  # written | deferred | noop
+    verdict: str
+    id: str
+    file: str = ""
+    related: list[str] = field(default_factory=list)
+    action: str = ""
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"number": self.number, "scope": self.scope,
+                               "status": self.status, "verdict": self.verdict, "id": self.id}
+        if self.status == "written":
+            out["file"] = self.file
+        if self.status == "deferred":
+            out.update(related_ids=self.related, reason=self.reason)
+        return out
+
+
+def apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName], *,
+          pins: Mapping[PinKey, Mapping[str, Any]] | None, author: Author, today: date,
+          source: str = "manual") -> list[Result]:
+    """Write what is ready. `pins=None` is the force path: the human approved these candidates."""
+    results: list[Result] = []
+    for scope in scopes:
+        store = Store(root_of(roots, scope))
+        with root_lock(store.path):
+            for p in plan_root(store, scope, candidates):
+                pin = None if pins is None else pins.get((p.number, scope))
+                results.append(_one(store, p, pin, author, today.isoformat(), source))
+    return sorted(results, key=lambda r: (r.number, scopes.index(r.scope)))
+
+
+def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author, today: str,
+         source: str) -> Result:
+    v = p.verdict
+    base = Result(p.number, p.scope, "deferred", v.label, p.id)
+    if v.kind == "NOOP":
+        base.status = "noop"
+        return base
+    if pin is not None and not still_holds(dict(pin), v):
+        was = _label(pin)
+        base.reason = f"the verdict changed since the proposal ({was} → {v.label})"
+        base.related = sorted({x for x in (pin.get("target"), v.target) if x})
+        base.action = "propose it again and review the new verdict"
+        return base
+    if v.blocked:
+        base.reason = f"{v.label}: {v.blocked}"
+        base.related = [v.target] if v.target else []
+        base.action = "propose it again without that target"
+        return base
+    if v.unanswered:
+        base.reason = "related memories need review"
+        base.related = [h.id for h in v.unanswered]
+        base.action = _action(v.unanswered)
+        return base
+    target = v.target if v.kind in {"UPDATE", "SUPERSEDE"} else None
+    if target and _current(store, target).lifecycle != "active":
+        # An earlier candidate of this same commit superseded it: never merge into the past.
+        base.reason = f"{target} was superseded by another candidate of this proposal"
+        base.related = [target]
+        base.action = "propose it again and review the new verdict"
+        return base
+    _write(store, p, author, today, source)
+    base.status, base.file = "written", p.rel
+    return base
+
+
+def _write(store: Store, p: Planned, author: Author, today: str, source: str) -> None:
+    c, v = p.candidate, p.verdict
+    check_path(store.path, p.rel)
+    if v.kind == "UPDATE":
+        old = _current(store, v.target or p.id)
+        mem = merged(old, c, today)
+        store.write_files([Change(mem.rel_path, to_text(mem))],
+                          f"UPDATE revision {mem.meta.get('revision')} (approved proposal)")
+        return
+    supersedes = v.target if v.kind == "SUPERSEDE" else None
+    mem = new_memory(c, p.id, p.scope, today, author, source=source, supersedes=supersedes)
+    changes = [Change(mem.rel_path, to_text(mem))]
+    if supersedes:
+        old = superseded(_current(store, supersedes), mem.id, today)
+        changes.append(Change(old.rel_path, to_text(old)))
+    store.write_files(changes, f"{v.label} (approved proposal)")
+
+
+def _current(store: Store, mid: str) -> Memory:
+    """The memory with id `mid` as it is on disk now (its file usually carries its id)."""
+    for rel in store.memory_files(include_notes=False):
+        if rel.endswith(f"/{mid}.md"):
+            m = store.read(rel)
+            if m.id == mid:
+                return m
+    for m in store.scan(include_notes=False).memories:
+        if m.id == mid:
+            return m
+    raise LookupError(mid)  # plan_root only yields targets it found under this lock
+
+
+def _action(hints: Sequence[Hint]) -> str:
+    deps = ", ".join(h.id for h in hints if h.kind == "suggested dependency")
+    dups = [h.id for h in hints if h.kind == "possible duplicate"]
+    if not dups:
+        return f"rerun with DEPENDS_ON: {deps}"
+    if len(dups) == 1 and not deps:
+        return f"rerun with DEPENDS_ON: {dups[0]} or UPDATE: {dups[0]}"
+    return f"rerun with DEPENDS_ON: {', '.join(x for x in [deps, *dups] if x)} " \
+        f"or UPDATE: <one of {', '.join(dups)}>"
+
+
+def _label(pin: Mapping[str, Any]) -> str:
+    kind, target = pin.get("kind"), pin.get("target")
+    if kind == "NOOP":
+        return f"NOOP duplicate of {target}"
+    return f"{kind} {target}" if target else str(kind)
+
+
+def render_results(results: Sequence[Result]) -> str:
+    """ID-only report: written, NOOP and deferred candidates with what to do next."""
+    multi = len({r.scope for r in results}) > 1
+    lines: list[str] = []
+    for r in results:
+        who = f"Candidate {r.number}" + (f" ({r.scope})" if multi else "")
+        if r.status == "written":
+            lines.append(f"{who}: written ({r.verdict} → {r.id})")
+        elif r.status == "noop":
+            lines.append(f"{who}: not written ({r.verdict})")
+        else:
+            lines.append(f"{who}: not written")
+            lines.append(f"Reason: {r.reason}")
+            if r.related:
+                lines.append(f"Related IDs: {', '.join(r.related)}")
+                lines.append(f"Inspect: engram load --id {','.join(r.related)}")
+            lines.append(f"Action: {r.action}")
+    written = sum(r.status == "written" for r in results)
+    lines.append(f"{written} written, {sum(r.status == 'deferred' for r in results)} deferred, "
+                 f"{sum(r.status == 'noop' for r in results)} unchanged")
+    return "\n".join(lines)

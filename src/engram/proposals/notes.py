@@ -1,0 +1,142 @@
+"""Working-tier notes (§7.9): short task notes under `working/`, with a time to live.
+
+A note's text is redacted (secrets and personal data replaced by placeholders) and stripped of
+instruction-like lines before its preview; a note with nothing left is refused. It gets an id no
+durable, archived or other note file of its root uses, so writing a note can never touch a
+durable memory. `valid_until` = today + `load.working_ttl_days`. Expired notes are removed by
+`prune`; `find` serves `engram promote`, which makes a note durable through a normal proposal.
+Visibility of notes in load is the read path's business, not this module's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from engram.errors import NotFoundError, UsageError
+from engram.outcome import Outcome
+from engram.proposals.approvals import ensure_ignored
+from engram.proposals.candidates import MAX_TEXT_CHARS
+from engram.proposals.checks import clean_note
+from engram.proposals.plan import root_of, taken_ids, target_scopes
+from engram.store.fileio import root_lock
+from engram.store.format import render_memory
+from engram.store.ids import slugify, title_from_text, unique_id, validate_id
+from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory, ScopeName
+from engram.store.repo import NOTE_DIR, Change, Store
+from engram.workspace import Roots
+
+
+@dataclass(frozen=True)
+class NotePrep:
+    id: str
+    title: str
+    type: str
+    scope: ScopeName
+    valid_until: str
+    payload: dict[str, Any]
+    preview: str
+
+
+def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | None,
+                 scope: str | None, today: date) -> NotePrep:
+    if not text or not text.strip():
+        raise UsageError("the note text is empty", code="note.empty", hint="give the note text")
+    if len(text) > MAX_TEXT_CHARS:
+        raise UsageError(f"the note is {len(text)} characters long", code="note.value",
+                         hint=f"keep notes under {MAX_TEXT_CHARS} characters")
+    mtype = TYPE_ALIASES.get((type or "knowledge").strip().lower())
+    if mtype is None:
+        raise UsageError(f"unknown type {type!r}", code="candidate.type",
+                         hint="use rule, skill (or workflow) or knowledge")
+    clean, redacted, removed = clean_note(text)
+    goal = clean_note(objective)[0].strip() if objective else ""
+    if not clean.strip():
+        raise UsageError("nothing is left of the note after removing instruction-like lines",
+                         code="note.refused", hint="write the note as plain task facts")
+    scopes = target_scopes(roots, scope)
+    where: ScopeName = "global" if scopes == ["global"] else "workspace"
+    ttl = roots.settings().int("load.working_ttl_days")
+    valid_until = (today + timedelta(days=ttl)).isoformat()
+    store = Store(root_of(roots, where))
+    title = title_from_text(clean)
+    nid = unique_id(slugify(title) or "note", taken_ids(store, store.scan().memories))
+    payload = {"id": nid, "text": clean.strip(), "objective": goal, "type": mtype,
+               "scope": where, "valid_until": valid_until}
+    lines = [f"Working note (nothing is saved yet) → {where} {NOTE_DIR}/{nid}.md, "
+             f"valid until {valid_until}", "", *[f"    {ln}" for ln in clean.strip().splitlines()]]
+    if goal:
+        lines.append(f"    Objective: {goal}")
+    if redacted or removed:
+        lines.append(f"Redacted {redacted} secret or personal value(s); removed {removed} "
+                     "instruction-like line(s).")
+    lines.append("Show this note to the human; save it only after they answer yes.")
+    return NotePrep(nid, title, mtype, where, valid_until, payload, "\n".join(lines))
+
+
+def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcome:
+    """Write an approved note; a new id is chosen if its id was taken since the preview."""
+    scope: ScopeName = "global" if payload.get("scope") == "global" else "workspace"
+    store = Store(root_of(roots, scope))
+    with root_lock(store.path):
+        ensure_ignored(store.root)  # working/ must never reach git, even without `engram init`
+        taken = taken_ids(store, store.scan().memories)
+        nid = unique_id(validate_id(str(payload["id"])), taken)
+        rel = f"{NOTE_DIR}/{nid}.md"
+        store.write_files([Change(rel, note_text(payload, nid, today))], "working note")
+    valid_until = str(payload["valid_until"])
+    text = f"Saved working note {nid} (valid until {valid_until})."
+    return Outcome(text=text, data={"id": nid, "file": rel, "valid_until": valid_until})
+
+
+def note_text(payload: dict[str, Any], nid: str, today: date) -> str:
+    mtype = str(payload.get("type") or "knowledge")
+    meta: dict[str, Any] = {
+        "authority": AUTHORITY.get(mtype, "reference"), "confidence": "medium",
+        "created": today.isoformat(), "id": nid, "scope": payload.get("scope", "workspace"),
+        "source": "note", "tier": "working", "type": mtype, "updated": today.isoformat(),
+        "valid_from": today.isoformat(), "valid_until": payload["valid_until"], "revision": 1,
+    }
+    if payload.get("objective"):
+        meta["objective"] = payload["objective"]
+    text = str(payload["text"])
+    return render_memory(meta, title_from_text(text), text)
+
+
+def all_notes(roots: Roots) -> list[Memory]:
+    out: list[Memory] = []
+    for root in roots.existing():
+        store = Store(root)
+        out += [m for m in store.scan().memories if m.rel_path.startswith(f"{NOTE_DIR}/")]
+    return sorted(out, key=lambda m: (m.scope, m.id))
+
+
+def expired(note: Memory, today: date) -> bool:
+    return bool(note.valid_until) and str(note.valid_until) < today.isoformat()
+
+
+def prune(roots: Roots, today: date) -> list[Memory]:
+    """Delete expired notes; return what was removed."""
+    gone = [n for n in all_notes(roots) if expired(n, today)]
+    for root in roots.existing():
+        mine = [n for n in gone if n.scope == root.scope]
+        if mine:
+            Store(root).write_files([Change(n.rel_path, None) for n in mine], "expired note")
+    return gone
+
+
+def find(roots: Roots, note_id: str) -> Memory:
+    validate_id(note_id)
+    for note in all_notes(roots):
+        if note.id == note_id:
+            return note
+    raise NotFoundError(f"no working note {note_id!r}", code="not_found.note",
+                        hint="list notes with `engram notes`")
+
+
+def remove_note(roots: Roots, note_id: str) -> None:
+    note = find(roots, note_id)
+    root = roots.root(note.scope)
+    if root is not None:
+        Store(root).write_files([Change(note.rel_path, None)], f"promoted note {note_id}")

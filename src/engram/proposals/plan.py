@@ -1,0 +1,135 @@
+"""Planning a proposal: which roots it targets, each candidate's verdict and id there, the preview.
+
+`target_scopes` turns a scope choice into the roots to write (`both` = workspace and global);
+`plan` computes, per candidate and root, the verdict against that root's memories and the id a
+new memory would get; `render_preview` is the §7.3 text a human must see before approving. The
+same function `plan_root` is re-run at commit time under the root lock, so a preview and a commit
+agree by construction. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engram.errors import NotFoundError, UsageError
+from engram.proposals.candidates import Candidate
+from engram.proposals.variants import variants_for
+from engram.proposals.verdicts import Verdict, decide
+from engram.store.ids import slugify, title_from_text, unique_id
+from engram.store.model import TYPE_DIR, Memory, ScopeName
+from engram.store.repo import Store
+from engram.workspace import Root, Roots
+
+SCOPES = ("workspace", "global", "both")
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One candidate in one target root: its verdict and the id/file it would write."""
+
+    candidate: Candidate
+    scope: ScopeName
+    verdict: Verdict
+    id: str
+    rel: str
+
+    @property
+    def number(self) -> int:
+        return self.candidate.number
+
+
+def target_scopes(roots: Roots, scope: str | None) -> list[ScopeName]:
+    choice = (scope or str(roots.settings().get("scope") or "workspace")).lower()
+    if choice not in SCOPES:
+        raise UsageError(f"unknown scope {scope!r}", hint="use workspace, global or both",
+                         code="usage.scope")
+    wanted: list[ScopeName] = ["workspace", "global"] if choice == "both" else [choice]  # type: ignore[list-item]
+    for name in wanted:
+        root = roots.root(name)
+        if root is None or not root.exists():
+            raise NotFoundError(
+                f"no {name} memory root" + (f" at {root.path}" if root else ""),
+                hint="run `engram init`" if name == "workspace" else
+                "create one with `engram init --global PATH` or save with --scope workspace",
+                code="not_found.root")
+    return wanted
+
+
+def root_of(roots: Roots, scope: ScopeName) -> Root:
+    root = roots.root(scope)
+    if root is None:
+        raise NotFoundError(f"no {scope} memory root", code="not_found.root",
+                            hint="create one with `engram init --global PATH`")
+    return root
+
+
+def taken_ids(store: Store, memories: Iterable[Memory]) -> set[str]:
+    """Ids a new memory must not reuse: active, noted and archived files of the root."""
+    ids = {m.id for m in memories}
+    for rel in store.memory_files(include_notes=True) + store.archived_files():
+        ids.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    return ids
+
+
+def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
+    """Verdicts and ids of `candidates` against the current files of one root."""
+    memories = store.scan(include_notes=False).memories
+    by_id = {m.id: m for m in memories}
+    taken = taken_ids(store, memories)
+    out: list[Planned] = []
+    for c in candidates:
+        verdict = decide(c, memories)
+        if verdict.kind in {"UPDATE", "NOOP"} and verdict.target in by_id:
+            target = by_id[verdict.target]
+            out.append(Planned(c, scope, verdict, target.id, target.rel_path))
+            continue
+        mid = unique_id(slugify(title_from_text(c.text)) or "memory", taken)
+        taken.add(mid)
+        out.append(Planned(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md"))
+    return out
+
+
+def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName]
+         ) -> list[Planned]:
+    planned: list[Planned] = []
+    for scope in scopes:
+        planned += plan_root(Store(root_of(roots, scope)), scope, candidates)
+    return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
+
+
+def render_preview(planned: Sequence[Planned], *, query_level: int | None = None) -> str:
+    numbers = sorted({p.number for p in planned})
+    multi = len({p.scope for p in planned}) > 1
+    lines = [f"Engram proposal: {len(numbers)} candidate{'s' if len(numbers) != 1 else ''} "
+             "(nothing is saved yet)"]
+    if query_level:
+        lines.append(f"Review scope: at most {query_level} recent accessible sessions; propose "
+                     "only what they actually contain, never invented history.")
+    for n in numbers:
+        rows = [p for p in planned if p.number == n]
+        c = rows[0].candidate
+        lines += ["", f"[{n}] {c.type} · {title_from_text(c.text)}"]
+        for p in rows:
+            where = f"{p.scope} {p.rel}"
+            tag = f"Verdict ({p.scope})" if multi else "Verdict"
+            state = "" if p.verdict.ready or not p.verdict.writable else \
+                " (needs review: deferred unless answered)"
+            lines.append(f"    {tag}: {p.verdict.label}{state}  → {where}")
+            lines += [f"    Related: {h.kind} {h.id} ({h.score:.2f})" for h in p.verdict.hints]
+            if p.verdict.blocked:
+                lines.append(f"    Problem: {p.verdict.blocked}")
+        lines += [f"    {ln}" for ln in c.text.splitlines()]
+        if c.context:
+            lines.append(f"    Context: {c.context}")
+        if c.depends_on:
+            lines.append(f"    Depends on: {', '.join(c.depends_on)}")
+        if c.type == "rule":
+            v = variants_for(c.text, c.variants)
+            lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")
+    lines += [
+        "",
+        "Show these exact candidates to the human and ask which to save. Never call "
+        "engram_commit before the human approved them.",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,122 @@
+"""Roles, rule variants and the other one-word settings (§9): checked workspace config writes.
+
+`set_role`, `set_rule_variant`, `set_save_target`, `set_load_limit` and `set_read` change one key
+of the workspace root's `engram.config.json` (the project's own config, reviewed in git) through
+`config.set_value`, under the root lock, with `atomic_write`. A change that alters what `load`
+returns ends with the agent action line, so an agent refreshes its context. Reading settings is
+`Roots.settings()`; this module only writes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from engram.config import KEYS, read_json_file, set_value
+from engram.errors import ConfigValueError, NotFoundError, UsageError
+from engram.outcome import Outcome
+from engram.store.fileio import atomic_write, root_lock
+from engram.workspace import Roots
+
+AGENT_ACTION = ('Agent action: rerun engram load "<current task>" and replace earlier '
+                "Engram context.")
+VARIANT_CHOICES = ("off", "light", "balanced", "strict", "status")
+_ROLE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+
+
+def set_role(roots: Roots, roles: Sequence[str]) -> Outcome:
+    """Store the visible roles; an empty list clears them."""
+    names: list[str] = []
+    for raw in roles:
+        for part in re.split(r"[,\s]+", str(raw).strip().lower()):
+            if not part:
+                continue
+            if not _ROLE.match(part):
+                raise UsageError(f"invalid role {part!r}", code="config.range",
+                                 hint="roles are short words: letters, digits, - _ .")
+            if part not in names:
+                names.append(part)
+    _write(roots, {"roles": names})
+    shown = ", ".join(names) if names else "none (role-scoped memories are hidden)"
+    return _changed(f"roles: {shown}", {"roles": names})
+
+
+def set_rule_variant(roots: Roots, variant: str) -> Outcome:
+    """off | light | balanced | strict change the mode; status only reports it."""
+    choice = str(variant).strip().lower()
+    if choice not in VARIANT_CHOICES:
+        raise ConfigValueError(f"unknown rule variant mode {variant!r}",
+                               hint=f"use one of: {', '.join(VARIANT_CHOICES)}")
+    if choice == "status":
+        s = roots.settings()
+        enabled, active = bool(s.get("rule_variants.enabled")), str(s.get("rule_variants.active"))
+        text = f"rule variants: {active if enabled else 'off'}"
+        if not enabled:
+            text += " (rules render their balanced wording)"
+        return Outcome(text=text, data={"enabled": enabled, "active": active})
+    if choice == "off":
+        _write(roots, {"rule_variants.enabled": False})
+        return _changed("rule variants: off (rules render their balanced wording)",
+                        {"enabled": False})
+    _write(roots, {"rule_variants.enabled": True, "rule_variants.active": choice})
+    return _changed(f"rule variants: {choice}", {"enabled": True, "active": choice})
+
+
+def set_save_target(roots: Roots, target: str) -> Outcome:
+    choice = str(target).strip().lower()
+    if choice in {"global", "both"} and not roots.has_global():
+        raise NotFoundError(f"save target {choice!r} needs a global root",
+                            hint="create one with `engram init --global PATH` first",
+                            code="not_found.global")
+    _write(roots, {"scope": choice})
+    return _changed(f"save target: {choice}", {"scope": choice}, action=False)
+
+
+def set_load_limit(roots: Roots, limit: str | int) -> Outcome:
+    if str(limit).strip().lower() == "reset":
+        _write(roots, {"load.limit": None})
+        default = KEYS["load.limit"].default
+        return _changed(f"load limit: reset to the default ({default})", {"load.limit": default})
+    _write(roots, {"load.limit": limit})
+    value = roots.settings().int("load.limit")
+    return _changed(f"load limit: {value}", {"load.limit": value})
+
+
+def set_read(roots: Roots, mode: str) -> Outcome:
+    choice = str(mode).strip().lower()
+    _write(roots, {"read": choice})
+    return _changed(f"read mode: {choice}", {"read": choice})
+
+
+def _changed(text: str, data: dict[str, Any], *, action: bool = True) -> Outcome:
+    # The save target does not change what load returns, so it needs no refresh.
+    return Outcome(text=f"{text}\n{AGENT_ACTION}" if action else text, data=data)
+
+
+def _write(roots: Roots, changes: dict[str, Any]) -> None:
+    """Apply checked key changes to the workspace config; None removes a key (back to default)."""
+    root = roots.workspace
+    if not root.exists():
+        raise NotFoundError(f"no Engram workspace at {root.path}",
+                            hint="run `engram init` in the project first", code="not_found.root")
+    with root_lock(root.path):
+        data = read_json_file(root.config_file)
+        for name, value in changes.items():
+            data = _unset(data, name) if value is None else set_value(data, name, value)
+        atomic_write(root.config_file, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def _unset(data: dict[str, Any], name: str) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    parts = name.split(".")
+    node = out
+    for part in parts[:-1]:
+        nxt = node.get(part)
+        if not isinstance(nxt, dict):
+            return out
+        node = nxt
+    node.pop(parts[-1], None)
+    out.pop(name, None)  # a flat "load.limit" key written by hand
+    return out
