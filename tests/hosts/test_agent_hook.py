@@ -162,3 +162,14 @@ def test_unknown_host_answers_empty(project: Path, capsys: pytest.CaptureFixture
     from engram.cli.hook import answer
 
     assert answer(_payload("hook-session-start.json", project), "vscode") == {}
+
+
+def test_set_read_command_drives_the_hook_mode(project: Path, root: Path) -> None:
+    from engram.cli.main import main
+
+    router = FakeRouter({"smoke": "- s (rule, workspace): x"})
+    assert main(["set-read", "startup"]) == 0
+    assert _ask(_payload("hook-user-prompt-submit.json", project), router) == {}
+    assert main(["set-read", "always"]) == 0
+    assert _ask(_payload("hook-user-prompt-submit.json", project), router)
+    assert _ask(_payload("hook-user-prompt-submit.json", project), router)
