@@ -6,28 +6,15 @@ are counted from their files without interpreting more than their shape.
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
 from engram.outcome import Diagnostic, Outcome
-from engram.workspace import Root, Roots
-
-
-def _pending_count(root: Root) -> int:
-    try:
-        data = json.loads(root.pending_file.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return 0
-    if isinstance(data, dict):
-        for key in ("proposals", "entries", "pending"):
-            if isinstance(data.get(key), list | dict):
-                return len(data[key])
-        return len(data)
-    return len(data) if isinstance(data, list) else 0
+from engram.workspace import Roots
 
 
 def status(roots: Roots) -> Outcome:
+    from engram.proposals.approvals import open_count
     from engram.search.index import RootIndex
 
     settings = roots.settings()
@@ -64,7 +51,7 @@ def status(roots: Roots) -> Outcome:
                                     "reason": exc.reason})
             diags.append(Diagnostic("memory.invalid", "warn",
                                     f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}"))
-        data["pending_approvals"] += _pending_count(root)
+        data["pending_approvals"] += open_count(root)
     c = data["counts"]
     lines.append("memories: " + (", ".join(f"{n} {t}" for t, n in sorted(c["by_type"].items()))
                                  or "none"))

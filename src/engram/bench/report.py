@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engram.bench.harness import machine, today
 from engram.errors import UsageError
+
+Runner = Callable[[Path, list[int], int], tuple[Any, list[str]]]
 
 
 def run_all(sizes: list[int], suites: list[str], *, quick: bool, write: str | None,
@@ -40,5 +43,23 @@ def _store(base: Path, sizes: list[int], runs: int) -> tuple[Any, list[str]]:
     return res, store_bench.render(res)
 
 
-RUNNERS = {"store": _store}
-TITLES = {"store": "Store: index build, refresh check, cold start"}
+def _lazy(module: str) -> Runner:
+    def runner(base: Path, sizes: list[int], runs: int) -> tuple[Any, list[str]]:
+        import importlib
+
+        suite: Runner = importlib.import_module(f"engram.bench.{module}").suite
+        return suite(base, sizes, runs)
+
+    return runner
+
+
+RUNNERS: dict[str, Runner] = {
+    "store": _store,
+    "retrieval": _lazy("retrieval"),
+    "latency": _lazy("latency"),
+}
+TITLES = {
+    "store": "Store: index build, refresh check, cold start",
+    "retrieval": "Routing quality on the shipped fixture set (vs a grep baseline)",
+    "latency": "Read path: load latency, cold process, peak memory, pack size",
+}

@@ -50,6 +50,9 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("set-read", "engram.cli.settings", "set_read",
      "hook read mode: startup|auto|always|manual|off", False),
     ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
+    ("load", "engram.cli.read", "load", "route a task to a token-budgeted memory pack", True),
+    ("route", "engram.cli.read", "route", "classify a task and list what it routes to", True),
+    ("search", "engram.cli.read", "search", "ranked lexical search over memories", True),
 ]
 ALIASES = {"ss": "save-session"}
 

@@ -12,18 +12,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import fields
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from engram.errors import InvalidMemoryError
+from engram.errors import IntegrityError, InvalidMemoryError
+from engram.search import docs
 from engram.store.model import Memory
-from engram.store.repo import Store, parse_bytes
+from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
-SCHEMA = 3
+# Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
+SCHEMA = 9  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned
 _FIELDS = tuple(f.name for f in fields(Memory))
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
@@ -34,9 +37,11 @@ CREATE TABLE IF NOT EXISTS mem(
   confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
+CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   id, title, tags, triggers, body, tokenize='porter unicode61');
-"""
+""" + docs.DDL
 
 
 def memory_to_json(m: Memory) -> str:
@@ -55,6 +60,16 @@ def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """One file as last indexed: its hash, approved hash, clean-scan version, parsed JSON."""
+
+    sha: str
+    approved: str | None
+    scanned: str | None
+    data: str | None
+
+
 class RootIndex:
     """The index of one root."""
 
@@ -62,7 +77,9 @@ class RootIndex:
         self.root = root
         self.store = Store(root)
         self.db = self._open()
+        self._ino = self._cache_inode()
         self._fresh = False
+        self._quick = False
 
     def _open(self) -> sqlite3.Connection:
         path = self.root.cache_dir / "index.sqlite"
@@ -86,28 +103,134 @@ class RootIndex:
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
             db.executescript(_DDL)
         db.execute("PRAGMA synchronous=NORMAL")
+        # Reads dominate (every load runs a BM25 query): memory-mapped pages skip a copy per
+        # page and roughly halve a load at 1,000 memories. Mapped pages are shared with the OS
+        # file cache, so this does not grow private memory.
+        db.execute("PRAGMA mmap_size=268435456")
         return db
+
+    def _cache_inode(self) -> int:
+        try:
+            return (self.root.cache_dir / "index.sqlite").stat().st_ino
+        except OSError:
+            return -1  # in-memory index: never reused across commands
+
+    def _dir_key(self) -> str:
+        """Stats that change whenever a memory file is added, removed or renamed (every Engram
+        write and git checkout renames or recreates files) and whenever hashes are approved."""
+        base = os.fspath(self.root.path)
+        parts = []
+        for name in (*ACTIVE_DIRS, NOTE_DIR, self.root.hashes_file.name):
+            try:
+                st = os.stat(f"{base}/{name}")  # noqa: PTH116 - strings, no Path objects, on the hot path
+            except OSError:
+                parts.append(f"{name}:-")
+                continue
+            parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}:{st.st_ino}")
+        return "|".join(parts)
 
     def refresh(self) -> int:
         """Bring the index up to date with the files; returns how many files were re-read."""
         if not self.root.exists():
             return 0
+        # Taken before the listing: a change racing with this refresh shows up next time.
+        key = self._dir_key()
         disk = self.store.stat_listing()
         digest = _listing_digest(disk)
         row = self.db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
         if row and row[0] == digest:
-            return 0  # the common case: one stat per file and a string compare
-        known = {r: (m, s, i) for r, m, s, i in
-                 self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
-        changed = [r for r, st in disk.items() if known.get(r) != st]
-        gone = [r for r in known if r not in disk]
+            # The common case: one stat per file and a string compare. The hashes may still
+            # have changed (a rehash), so the approved mirror follows the dir key.
+            if self._stored_key() != key:
+                with self._transaction():
+                    self._load_approved()
+                    self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
+            return 0
         with self._transaction():
+            # Read what is indexed only under the write lock: another process may have just
+            # indexed the same files, and inserting them twice would break mem.rel's UNIQUE.
+            known = {r: (m, s, i) for r, m, s, i in
+                     self.db.execute("SELECT rel, mtime_ns, size, ino FROM files")}
+            changed = [r for r, st in disk.items() if known.get(r) != st]
+            gone = [r for r in known if r not in disk]
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (digest,))
             for rel in gone:
                 self._drop(rel)
             for rel in changed:
                 self._index_file(rel, disk[rel], rel in known)
+            self._load_approved()
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
+        if len(changed) + len(gone) > 100:
+            # Fold a big rebuild into the main file now, so readers map it instead of paging
+            # through a large write-ahead log.
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return len(changed) + len(gone)
+
+    def _stored_key(self) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'dir_key'").fetchone()
+        return str(row[0]) if row else None
+
+    def _load_approved(self) -> None:
+        """Mirror memory.hashes.json (its stats are part of the dir key) for point lookups."""
+        self.db.execute("DELETE FROM approved")
+        try:
+            hashes = self.store.load_hashes()
+        except IntegrityError:
+            # An unreadable hashes file approves nothing: the guarded read skips every file.
+            hashes = {}
+        self.db.executemany("INSERT INTO approved VALUES (?, ?)", hashes.items())
+
+    def file_facts(self, rels: Sequence[str]) -> dict[str, FileFacts]:
+        """What the index knows about a few files, in one query (the guarded read's inputs)."""
+        if not rels:
+            return {}
+        marks = ", ".join("?" * len(rels))
+        rows = self.db.execute(
+            "SELECT f.rel, f.sha, a.sha, s.version, m.data FROM files f "  # noqa: S608
+            "LEFT JOIN approved a ON a.rel = f.rel LEFT JOIN scanned s ON s.sha = f.sha "
+            f"LEFT JOIN mem m ON m.rel = f.rel WHERE f.rel IN ({marks})", tuple(rels))
+        return {str(r[0]): FileFacts(str(r[1] or ""), r[2], r[3], r[4]) for r in rows}
+
+    def scanned_clean(self, sha: str, version: str) -> bool:
+        """True when bytes with this hash passed the content scan of this scanner version."""
+        row = self.db.execute("SELECT version FROM scanned WHERE sha = ?", (sha,)).fetchone()
+        return row is not None and row[0] == version
+
+    def record_clean(self, sha: str, version: str) -> None:
+        """Remember a clean scan (a cache: losing it only costs a rescan)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?)", (sha, version))
+
+    def approved(self, rel: str) -> str | None:
+        """The approved hash of a file, as of the last refresh."""
+        row = self.db.execute("SELECT sha FROM approved WHERE rel = ?", (rel,)).fetchone()
+        return str(row[0]) if row else None
+
+    def quick_refresh(self) -> None:
+        """The read path's check: a full stat pass only when a directory or the hashes changed.
+
+        Stat-ing every file costs ~10 µs each, too much per `load` at 10,000 memories. A file
+        edited in place (no rename) is re-read here when it is printed (`refresh_file`) and by
+        the next full refresh otherwise; it cannot be printed unapproved either way (§6.1.5).
+        """
+        if self._fresh or self._quick or not self.root.exists():
+            return
+        if self._stored_key() != self._dir_key():
+            self.refresh()
+        self._quick = True
+
+    def refresh_file(self, rel: str, sha: str) -> None:
+        """Re-index one file whose bytes (hash `sha`) differ from what the index holds."""
+        row = self.db.execute("SELECT sha FROM files WHERE rel = ?", (rel,)).fetchone()
+        if row is not None and row[0] == sha:
+            return
+        try:
+            st = os.lstat(self.root.path / rel)
+        except OSError:
+            return
+        with self._transaction():
+            self._index_file(rel, (st.st_mtime_ns, st.st_size, st.st_ino), row is not None)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -123,6 +246,7 @@ class RootIndex:
         row = self.db.execute("SELECT rowid FROM mem WHERE rel=?", (rel,)).fetchone()
         if row:
             self.db.execute("DELETE FROM fts WHERE rowid=?", row)
+            docs.delete(self.db, row[0])
             self.db.execute("DELETE FROM mem WHERE rowid=?", row)
         self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
 
@@ -154,6 +278,19 @@ class RootIndex:
         self.db.execute("INSERT INTO fts(rowid,id,title,tags,triggers,body) VALUES (?,?,?,?,?,?)",
                         (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
                          " ".join(mem.triggers), mem.body))
+        docs.put(self.db, int(cur.lastrowid or 0), mem)
+
+    def usable(self) -> bool:
+        """False once the cache file this connection uses was deleted or replaced."""
+        try:
+            return os.stat(self.root.cache_dir / "index.sqlite").st_ino == self._ino  # noqa: PTH116
+        except OSError:
+            return False
+
+    def forget_freshness(self) -> None:
+        """Make the next read check the files again (a new command in a long-lived process)."""
+        self._fresh = False
+        self._quick = False
 
     def ensure_fresh(self) -> None:
         if not self._fresh:

@@ -1,0 +1,156 @@
+"""The read path's public API (docs/ARCHITECTURE.md): load, route, search and the resource texts.
+
+Each function takes resolved `Roots`, opens the index once, and returns an `Outcome` whose text
+is what a human or agent reads and whose data is the §6.2–§6.4 structure. Expected results (no
+anchors, nothing matched, a skipped file) are values; bad arguments raise `UsageError` and an
+unknown id `NotFoundError`. Nothing here writes a memory; only `usage.json` is touched, by loads
+by id and resource reads (§6.8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engram.config import Settings
+from engram.errors import UsageError
+from engram.outcome import Diagnostic, Outcome
+from engram.search import explain as explain_mod
+from engram.search.classify import classify
+from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, render_tiered
+from engram.search.reader import Reader, default_scanner
+from engram.search.resources import index_text, load_ids, memory_text, top_by_usage
+from engram.search.route import Routed, Router, active_variant, open_router
+from engram.store.ids import split_ids
+from engram.store.model import Memory
+from engram.workspace import Roots
+
+__all__ = ["index_text", "load", "memory_text", "route", "search", "top_by_usage"]
+BUDGET_MIN, BUDGET_MAX = 200, 16000
+
+
+def _check_args(budget_tokens: int | None, disclosure: str) -> None:
+    if budget_tokens is not None and not BUDGET_MIN <= budget_tokens <= BUDGET_MAX:
+        raise UsageError(f"budget_tokens {budget_tokens} is out of range",
+                         hint=f"use {BUDGET_MIN} to {BUDGET_MAX} tokens", code="usage.budget")
+    if disclosure not in DISCLOSURES:
+        raise UsageError(f"disclosure {disclosure!r} is not allowed",
+                         hint=f"use one of: {', '.join(DISCLOSURES)}", code="usage.disclosure")
+
+
+def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | None = None,
+         budget_tokens: int | None = None, disclosure: str = "tiered", full: bool = False,
+         explain: bool = False, dry_run: bool = False, include_all: bool = False) -> Outcome:
+    """Route a task to a pack (§6.1–§6.2), or load memories by id."""
+    _check_args(budget_tokens, disclosure)
+    router, settings = open_router(roots)
+    reader = Reader(roots, default_scanner(), router.index)
+    if ids:
+        wanted = split_ids(ids) if isinstance(ids, str) else split_ids(",".join(ids))
+        return load_ids(router, reader, wanted, active_variant(settings), full=full,
+                        count=not dry_run)
+    if include_all:
+        routed = router.route_all()
+    elif query and query.strip():
+        routed = router.route(query, settings.int("load.limit"), want_hidden=explain)
+    else:
+        raise UsageError("nothing to load", code="usage.load",
+                         hint='give a task (engram load "fix the release script"), --id or --all')
+    budget = budget_tokens or settings.int("load.max_tokens")
+    return _render_route(router, reader, routed, settings, budget=budget, disclosure=disclosure,
+                         full=full, explain=explain, dry_run=dry_run)
+
+
+def _render_route(router: Router, reader: Reader, routed: Routed, settings: Settings, *,
+                  budget: int, disclosure: str, full: bool, explain: bool,
+                  dry_run: bool) -> Outcome:
+    limit = settings.int("load.limit")
+    memories: list[Memory] = []
+    raws: list[str] = []
+    skips = []
+    router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
+    for key in routed.selection.keys:
+        d = routed.docs[key]
+        got = router.read(reader, d)
+        if got.memory is None:
+            skips.append(got.skip)
+        else:
+            memories.append(got.memory)
+            raws.append(got.raw)
+    head = [s.line for s in skips if s is not None]
+    if routed.matched > limit and routed.anchors:
+        head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
+    if full:
+        pack = render_full(memories, raws, f"engram: loaded {len(memories)} of "
+                           f"{len(memories)} routed memories (full, no budget)", head)
+    else:
+        pack = render_tiered(memories, budget=budget, disclosure=disclosure,
+                             variant=active_variant(settings), extra_head=head)
+    if explain or dry_run:
+        pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
+                                            dry_run=dry_run, limit=limit),
+                    body_keys=pack.body_keys, card_ids=pack.card_ids,
+                    omitted_ids=pack.omitted_ids)
+    if not routed.selection.keys:
+        pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
+    data: dict[str, Any] = {
+        "selected_keys": [m.key for m in memories],
+        "body_keys": pack.body_keys, "card_ids": pack.card_ids,
+        "omitted_ids": pack.omitted_ids, "tokens": pack.tokens,
+        "matched": routed.matched, "anchors": routed.anchors,
+    }
+    if skips:
+        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+    if explain or dry_run:
+        data["explain"] = explain_mod.data(routed, pack, memories)
+    diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
+    diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
+    return Outcome(text=pack.text, data=data, diagnostics=diags)
+
+
+def route(roots: Roots, task: str) -> Outcome:
+    """Classify a task and list the memories it routes to, in load order (§6.3)."""
+    router, settings = open_router(roots)
+    routed = router.route(task, settings.int("load.limit"))
+    kind = classify(task)
+    entries = [{"id": routed.docs[k].id, "type": routed.docs[k].type,
+                "scope": routed.docs[k].scope, "score": round(routed.score_of(k), 4)}
+               for k in routed.selection.keys]
+    lines = [f"task type: {kind.task_type} (confidence {kind.confidence})"]
+    if entries:
+        lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score {e['score']:.2f}"
+                  for i, e in enumerate(entries, 1)]
+    else:
+        lines.append((explain_mod.empty_text(routed)
+                      + explain_mod.no_root_text(roots)).rstrip("\n"))
+    return Outcome(text="\n".join(lines) + "\n",
+                   data={"entries": entries, "task_type": kind.task_type,
+                         "confidence": kind.confidence},
+                   diagnostics=explain_mod.graph_diagnostics(routed)
+                   + explain_mod.root_diagnostics(roots))
+
+
+def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
+    """Ranked lexical search over every non-archived memory, low confidence included (§6.4)."""
+    if limit < 1:
+        raise UsageError(f"limit {limit} is out of range", hint="use a positive number",
+                         code="usage.limit")
+    router, _ = open_router(roots)
+    from engram.search.terms import anchors
+
+    terms = anchors(query)
+    found, _total, _hidden = router.candidates(terms, max(limit, 40), for_search=True)
+    ranked = router.rank(terms, found)[:limit]
+    docs = {d.key: d for d, _ in found}
+    reader = Reader(roots, default_scanner(), router.index)
+    router.prefetch(reader, [docs[c.key] for c in ranked])
+    entries, lines = [], []
+    for c in ranked:
+        d = docs[c.key]
+        entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
+        lines.append(explain_mod.search_line(d, c, router.read(reader, d), terms))
+    if not entries:
+        lines = [(explain_mod.empty_text_for_search(terms)
+                  + explain_mod.no_root_text(roots)).rstrip("\n")]
+    return Outcome(text="\n".join(lines) + "\n", data={"entries": entries},
+                   diagnostics=explain_mod.root_diagnostics(roots))

@@ -1,0 +1,144 @@
+"""Why a pack is what it is: `--explain` and `--dry-run` text and data, never memory bodies.
+
+Per selected memory: score, matched anchor terms, the dependant that pulled a prerequisite in,
+and its tier (body, card, omitted). Per candidate left out: beyond the limit, displaced by a
+prerequisite, or hidden (and why). Also the messages for empty routes and the search result
+lines. This module formats what routing decided; it decides nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram.outcome import Diagnostic
+from engram.search.docs import Doc
+from engram.search.pack import Pack, summary
+from engram.search.rank import Candidate
+from engram.search.reader import Read
+from engram.search.route import Routed
+from engram.store.model import Memory
+from engram.workspace import Roots
+
+MAX_LISTED = 20  # omitted candidates listed in text; data keeps up to MAX_DATA
+MAX_DATA = 100
+
+
+def _tier(key: str, memory_id: str, pack: Pack) -> str:
+    if key in pack.body_keys:
+        return "body"
+    if memory_id in pack.card_ids:
+        return "card"
+    return "omitted by budget"
+
+
+def data(routed: Routed, pack: Pack, memories: list[Memory]) -> dict[str, Any]:
+    cands = {c.key: c for c in routed.ranked}
+    selected = []
+    for m in memories:
+        c = cands.get(m.key)
+        entry: dict[str, Any] = {"key": m.key, "score": round(c.score, 4) if c else 0.0,
+                                 "matched": list(c.matched) if c else [],
+                                 "tier": _tier(m.key, m.id, pack)}
+        if m.key in routed.selection.prereq_of:
+            entry["prerequisite_of"] = routed.selection.prereq_of[m.key]
+        selected.append(entry)
+    return {"anchors": routed.anchors, "selected": selected,
+            "omitted": [{"key": k, "reason": r} for k, r in omitted(routed)[:MAX_DATA]]}
+
+
+def omitted(routed: Routed) -> list[tuple[str, str]]:
+    """Candidates that matched but are not in the pack, with the reason."""
+    chosen = set(routed.selection.keys)
+    out = [(k, "displaced by prerequisites within load.limit") for k in routed.selection.dropped]
+    for rank, c in enumerate(routed.ranked, 1):
+        if c.key not in chosen and c.key not in routed.selection.dropped:
+            out.append((c.key, f"rank {rank}: beyond load.limit"))
+    out += [(k, f"hidden: {r}") for k, r in routed.hidden]
+    return out
+
+
+def render(routed: Routed, pack: Pack, memories: list[Memory], *, explain: bool, dry_run: bool,
+           limit: int) -> str:
+    verb = "would load" if dry_run else "loaded"
+    head = (f"engram: {verb} {len(pack.body_keys)} bodies, {len(pack.card_ids)} cards, "
+            f"{len(pack.omitted_ids)} omitted of {len(memories)} routed memories "
+            f"({routed.matched} matching, limit {limit}, anchors: "
+            f"{', '.join(routed.anchors) or 'none'})")
+    lines = [head]
+    info = {e["key"]: e for e in data(routed, pack, memories)["selected"]}
+    for m in memories:
+        e = info[m.key]
+        why = f"score {e['score']:.2f}, matched {', '.join(e['matched']) or '-'}"
+        if "prerequisite_of" in e:
+            why = f"prerequisite of {e['prerequisite_of']}"
+        lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
+    if explain:
+        rest = omitted(routed)
+        if rest:
+            lines.append("not loaded:")
+            lines += [f"- {k}: {r}" for k, r in rest[:MAX_LISTED]]
+            if len(rest) > MAX_LISTED:
+                lines.append(f"- +{len(rest) - MAX_LISTED} more")
+    return "\n".join(lines) + "\n"
+
+
+def empty_text(routed: Routed) -> str:
+    if not routed.anchors:
+        return ("engram: no memories routed: the task has no meaningful words (generic words "
+                "such as memory, rule, skill or task never route; name the subject)\n")
+    return (f"engram: no memories routed for: {', '.join(routed.anchors)} "
+            "(try other words, or engram search)\n")
+
+
+def empty_text_for_search(terms: list[str]) -> str:
+    if not terms:
+        return "engram: no results: the query has no meaningful words\n"
+    return f"engram: no results for: {', '.join(terms)}\n"
+
+
+def no_root_text(roots: Roots) -> str:
+    if roots.existing():
+        return ""
+    return f"engram: no memory root at {roots.workspace.path}; run engram init\n"
+
+
+def root_diagnostics(roots: Roots) -> list[Diagnostic]:
+    """An empty answer because there is no memory at all deserves a pointer to `engram init`."""
+    if roots.existing():
+        return []
+    return [Diagnostic("load.no_root", "info",
+                       f"no memory root at {roots.workspace.path}; run engram init")]
+
+
+def graph_diagnostics(routed: Routed) -> list[Diagnostic]:
+    diags = [Diagnostic("load.dependency_cycle", "warn",
+                        "dependency cycle: " + " -> ".join(k.split(":", 1)[1] for k in cycle))
+             for cycle in routed.selection.cycles]
+    diags += [Diagnostic("load.missing_prerequisite", "warn",
+                         f"{dependant} depends on unknown memory {dep}")
+              for dependant, dep in routed.missing]
+    return diags
+
+
+def search_line(d: Doc, c: Candidate, got: Read, terms: list[str]) -> str:
+    """`id (type, scope) score: snippet`; a file the guard refuses shows why instead."""
+    flags = "".join(f" [{f}]" for f in (
+        "low confidence" if d.confidence == "low" else "",
+        d.lifecycle if d.lifecycle != "active" else "",
+        "working note" if d.is_note else "") if f)
+    head = f"{d.id} ({d.type}, {d.scope}) {c.score:.2f}{flags}"
+    if got.memory is None:
+        return f"{head}: {got.skip.line if got.skip else 'unreadable'}"
+    return f"{head}: {snippet(got.memory, c.matched or terms)}"
+
+
+def snippet(m: Memory, terms: list[str], width: int = 100) -> str:
+    """The first content line that mentions a matched term, else the summary."""
+    from engram.search.rank import anchor_hits
+    from engram.search.terms import stems
+
+    for line in m.content.splitlines():
+        text = line.strip().lstrip("-*").strip()
+        if text and any(anchor_hits(t, stems(text)) for t in terms):
+            return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + "…"
+    return summary(m, width)

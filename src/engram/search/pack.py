@@ -1,0 +1,182 @@
+"""Render a routed pack as text within a token budget (§6.2 tiered disclosure).
+
+Tiers, each in route order: bodies (compact frontmatter, the active rule variant only) for the
+memories that fit, then one-line cards for those that still fit, then the ids of whatever is
+left on one `omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget
+of B tokens is 4·B characters of output, header and warnings included. `render_full` is the
+broad legacy form (whole files, no budget). This module formats; it does not route, read files
+or count recalls.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engram.store.model import AUTHORITY, Memory
+
+DISCLOSURES = ("tiered", "cards", "bodies")
+CARD_SUMMARY = 100
+_VARIANTS_HEADING = re.compile(r"^##\s+rule\s+variants\b.*$", re.IGNORECASE | re.MULTILINE)
+_NEXT_H2 = re.compile(r"^##\s", re.MULTILINE)
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+@dataclass
+class Pack:
+    text: str
+    body_keys: list[str] = field(default_factory=list)
+    card_ids: list[str] = field(default_factory=list)
+    omitted_ids: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+
+def _flow(values: Sequence[str]) -> str:
+    return "[" + ", ".join(values) + "]"
+
+
+def compact_body(m: Memory, variant: str = "balanced") -> str:
+    """The memory as an agent needs it: five frontmatter keys and the body with one variant."""
+    lines = ["---", f"id: {m.id}", f"type: {m.type}"]
+    if m.tags:
+        lines.append(f"tags: {_flow(m.tags)}")
+    lines.append(f"authority: {m.meta.get('authority') or AUTHORITY[m.type]}")
+    if m.depends_on:
+        lines.append(f"depends_on: {_flow(m.depends_on)}")
+    lines.append("---")
+    body = m.body.strip("\n")
+    if m.type == "rule":
+        body = _one_variant(body, m, variant)
+    return "\n".join(lines) + "\n" + body.rstrip() + "\n"
+
+
+def _one_variant(body: str, m: Memory, variant: str) -> str:
+    """Replace the `## Rule Variants` section by the active variant alone."""
+    chosen = variant if m.variants.get(variant) else "balanced"
+    text = (m.variants.get(chosen) or "").strip()
+    head = _VARIANTS_HEADING.search(body)
+    if head is None or not text:
+        return body
+    nxt = _NEXT_H2.search(body, head.end())
+    tail = body[nxt.start():] if nxt else ""
+    section = f"## Rule variants (1/3: {chosen.capitalize()})\n\n{text}\n"
+    return (body[: head.start()] + section + ("\n" + tail if tail else "")).rstrip()
+
+
+def summary(m: Memory, width: int = CARD_SUMMARY) -> str:
+    text = " ".join((m.title or m.content or m.id).split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rsplit(" ", 1)[0] or text[: width - 1]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def card(m: Memory) -> str:
+    return f"- {m.id} ({m.type}, {m.scope}): {summary(m)}"
+
+
+def header(loaded: int, routed: int, budget: int) -> str:
+    return f"engram: loaded {loaded} of {routed} routed memories ({budget} token budget)"
+
+
+def refined_line(limit: int, matched: int, tags: Sequence[str]) -> str:
+    line = f"refined {limit} of {matched} matching memories"
+    return line + (f"; narrow with: {', '.join(tags[:5])}" if tags else "")
+
+
+def omitted_line(ids: Sequence[str], room: int) -> str | None:
+    """As many ids as fit in `room` characters, then `+N more`; None if not even that fits."""
+    if not ids:
+        return ""
+    for shown in range(len(ids), -1, -1):
+        more = f" +{len(ids) - shown} more" if shown < len(ids) else ""
+        listed = ", ".join(ids[:shown])
+        line = f"omitted by budget: {listed}{more} — load with id".replace(":  +", ": +")
+        if len(line) <= room:
+            return line
+    return None
+
+
+@dataclass
+class _Parts:
+    head: list[str]
+    bodies: list[str] = field(default_factory=list)
+    cards: list[str] = field(default_factory=list)
+    tail: str = ""
+
+    def text(self) -> str:
+        blocks = ["\n".join(self.head), *self.bodies]
+        if self.cards:
+            blocks.append("\n".join(self.cards))
+        if self.tail:
+            blocks.append(self.tail)
+        return "\n\n".join(b.rstrip("\n") for b in blocks if b) + "\n"
+
+
+def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = "tiered",
+                  variant: str = "balanced", extra_head: Sequence[str] = ()) -> Pack:
+    """Bodies, then cards, then omitted ids, all inside `budget` tokens."""
+    room = budget * 4
+    n = len(memories)
+    parts = _Parts(head=[header(n, n, budget), *extra_head])
+    pack = Pack(text="")
+    rest = list(memories)
+    if disclosure in ("tiered", "bodies"):
+        rest = _fill(parts, rest, room, pack, variant, as_card=False)
+    if disclosure in ("tiered", "cards"):
+        rest = _fill(parts, rest, room, pack, variant, as_card=True)
+    pack.omitted_ids = [m.id for m in rest]
+    parts.tail = omitted_line(pack.omitted_ids, room - len(parts.text()) - 2) or ""
+    parts.head[0] = header(len(pack.body_keys), n, budget)
+    pack.text = parts.text()
+    return pack
+
+
+def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: str,
+          *, as_card: bool) -> list[Memory]:
+    """Add the items of one tier, in route order, that fit with room for a minimal last line.
+
+    An item too big for what is left is passed over, not a stop: one long prerequisite must not
+    turn every later memory into a card.
+    """
+    left: list[Memory] = []
+    for i, m in enumerate(items):
+        if not as_card and m.is_note:
+            left.append(m)  # working notes appear only as cards (§7.9)
+            continue
+        block = card(m) if as_card else compact_body(m, variant)
+        target = parts.cards if as_card else parts.bodies
+        target.append(block)
+        after = len(left) + len(items) - i - 1
+        tail = f"omitted by budget: +{after} more — load with id" if after else ""
+        if len(parts.text()) + (len(tail) + 2 if tail else 0) > room:
+            target.pop()
+            left.append(m)
+            continue
+        if as_card:
+            pack.card_ids.append(m.id)
+        else:
+            pack.body_keys.append(m.key)
+    return left
+
+
+def render_bodies(memories: Sequence[Memory], head: str, variant: str = "balanced",
+                  extra_head: Sequence[str] = ()) -> Pack:
+    """Every memory as a compact body, no budget (used by `load --id`)."""
+    parts = _Parts(head=[head, *extra_head], bodies=[compact_body(m, variant) for m in memories])
+    return Pack(text=parts.text(), body_keys=[m.key for m in memories])
+
+
+def render_full(memories: Sequence[Memory], raw: Sequence[str], head: str,
+                extra_head: Sequence[str] = ()) -> Pack:
+    """The broad legacy output: each file whole (full frontmatter, all variants), no budget."""
+    parts = _Parts(head=[head, *extra_head], bodies=[r.strip("\n") + "\n" for r in raw])
+    return Pack(text=parts.text(), body_keys=[m.key for m in memories])

@@ -1,0 +1,131 @@
+"""Lexical ranking (§6.1.3): BM25 over weighted fields, then small boosts, a floor, a stable order.
+
+The index's FTS5 table holds every memory's fields already reduced to stems (terms.py), so the
+query is an OR of stemmed anchors, long ones also as prefixes (`config` meets `configur`).
+SQLite's `bm25()` scores with the column weights below; this module builds that query, then
+reranks the candidates with a tag-hit boost, a recency boost and a neighbour signal (shared
+tags among the candidates), drops those far below the best, and orders ties workspace first.
+The boosts only reorder what BM25 found: a memory without anchor overlap never reaches this
+module, so no secondary signal can select it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from engram.search.terms import GENERIC_WORDS
+from engram.store.model import TYPE_ALIASES
+
+# FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
+# many things in passing; the id is the title's slug, so it adds little on top of the title.
+# `kind` holds the type's alias words (`workflow` → skills), weighted low so it separates types
+# without outranking real subject matches.
+COLUMNS = ("ident", "title", "tags", "triggers", "body", "kind")
+WEIGHTS = (1.0, 3.0, 2.0, 2.0, 1.0, 0.5)
+MIN_PREFIX = 5  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
+TAG_BOOST = 0.15  # per anchor that is one of the memory's tags or triggers
+TAG_BOOST_MAX = 0.45
+RECENCY_BOOST = 0.05  # at most +5% for a memory updated today, fading to 0 over a year
+RECENCY_DAYS = 365
+# A candidate scoring below this fraction of the best one is noise from a passing word; the
+# pack stays small when one subject clearly wins.
+RELATIVE_FLOOR = 0.4
+MATCHED_FOR = 16  # candidates whose matched anchors are reported
+NEIGHBOUR_BOOST = 2.0  # score × (1 + 2·support), support in [0, 1]
+
+
+def kind_words(memory_type: str) -> str:
+    """The words a type answers to (from the model's alias table, not from any query set),
+    without the generic ones (`rule`, `skill`, …), which never anchor anyway."""
+    return " ".join(sorted(a for a, t in TYPE_ALIASES.items()
+                           if t == memory_type and a not in GENERIC_WORDS))
+
+
+def match_expression(anchors: Sequence[str]) -> str:
+    """An FTS5 MATCH string: OR of the anchors, quoted, long ones as prefixes."""
+    parts = []
+    for a in anchors:
+        if not a.isalnum():
+            continue
+        # Exact and prefix as two phrases: an exact hit scores on both, so it outranks a word
+        # that merely starts the same way (`sent` vs `sentry`).
+        parts.append(f'"{a}" OR "{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
+    return " OR ".join(parts)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One memory BM25 found, with what the reranker needs."""
+
+    key: str
+    id: str
+    scope: str
+    type: str
+    bm25: float  # positive, larger is better
+    field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
+    tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
+    updated: str = ""
+    tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
+    score: float = 0.0
+    matched: list[str] = field(default_factory=list)
+
+
+def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
+    """True when `anchor` meets a stem the way the FTS query does (exact, or as a prefix)."""
+    if anchor in stems or len(anchor) < MIN_PREFIX:
+        return anchor in stems
+    return any(s.startswith(anchor) for s in stems)
+
+
+def recency(updated: str, today: dt.date) -> float:
+    try:
+        day = dt.date.fromisoformat(updated[:10])
+    except ValueError:
+        return 0.0
+    age = max(0, (today - day).days)
+    return RECENCY_BOOST * max(0.0, 1.0 - age / RECENCY_DAYS)
+
+
+def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
+    """Share of the other candidates' BM25 mass that shares a tag with each candidate.
+
+    The cluster hypothesis: memories on the task's subject tag each other's topics, while a
+    memory that matched one query word by accident (an office note that mentions Friday) stands
+    alone. Only candidates that already matched an anchor are looked at, so this reorders but
+    never selects (§6.1.3).
+    """
+    total = sum(c.bm25 for c in cands)
+    by_tag: dict[str, list[int]] = {}
+    for i, c in enumerate(cands):
+        for tag in c.tags:
+            by_tag.setdefault(tag, []).append(i)
+    out: dict[str, float] = {}
+    for i, c in enumerate(cands):
+        rest = total - c.bm25
+        sharing = {j for tag in c.tags for j in by_tag[tag]} - {i}
+        shared = sum(cands[j].bm25 for j in sharing)
+        out[c.key] = shared / rest if rest > 0 else 0.0
+    return out
+
+
+def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
+           floor: float = RELATIVE_FLOOR) -> list[Candidate]:
+    """Apply the boosts and return candidates best first (ties: workspace, then id)."""
+    support = neighbour_support(cands)
+    for c in cands:
+        tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
+        boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
+        c.score = c.bm25 * (1.0 + boost) * (1.0 + NEIGHBOUR_BOOST * support[c.key])
+    ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
+    if ordered and floor > 0:
+        cut = ordered[0].score * floor
+        ordered = [c for c in ordered if c.score >= cut]
+    return ordered
+
+
+def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
+    """Record which anchors each candidate matched (reported by explain and search only)."""
+    for c in cands:
+        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]

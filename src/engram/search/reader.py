@@ -1,0 +1,213 @@
+"""Read the files a pack will print, through the guard (§6.1.5), and find memories by id.
+
+Routing works on the index; printing works on the file as it is now. Each selected file is read,
+checked against `memory.hashes.json` (working notes are not hashed, so only scanned) and scanned
+for secrets and injection lines, then parsed fresh. Archived memories are found only here (the
+index holds active files and notes), so `load --id` can still show them with a warning.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from engram.errors import EngramError, IntegrityError, InvalidMemoryError
+from engram.search.guard import Scanner, Skip, check, sha256_hex
+from engram.search.index import FileFacts, MemoryIndex, RootIndex, memory_from_json
+from engram.store.model import Memory
+from engram.store.repo import NOTE_DIR, Store, parse_bytes
+from engram.workspace import Root, Roots
+
+_AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
+
+
+def _scan_with_safety(text: str) -> Sequence[object]:
+    """The shared secret/PII/injection scanner, allowing the file's own author e-mail (§8:
+    e-mails are PII everywhere except the author fields). Imported on first use: compiling
+    its rules costs more than a whole cached load."""
+    from engram.safety import scan_text
+
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    return scan_text(text, allow_emails=_AUTHOR_EMAIL.findall(head))
+
+
+def default_scanner() -> Scanner:
+    return _scan_with_safety
+
+
+@lru_cache(maxsize=1)
+def scanner_version() -> str:
+    """Identifies the scan rules without importing them: clean verdicts cached in the index
+    are reused only while the engram version and the rules file are unchanged."""
+    import engram
+
+    rules = Path(engram.__file__).parent / "safety" / "rules.py"
+    try:
+        st = rules.stat()
+    except OSError:
+        return engram.__version__
+    return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
+
+
+@dataclass
+class Read:
+    memory: Memory | None
+    raw: str = ""
+    skip: Skip | None = None
+    sha: str = ""  # of the bytes read
+    stale: bool = False  # the index holds other bytes for this file: refresh its row
+
+
+class _Approved(Mapping[str, str]):
+    """The index's mirror of memory.hashes.json, looked up one path at a time."""
+
+    def __init__(self, part: RootIndex) -> None:
+        self.part = part
+
+    def __getitem__(self, rel: str) -> str:
+        sha = self.part.approved(rel)
+        if sha is None:
+            raise KeyError(rel)
+        return sha
+
+    def __iter__(self) -> Iterator[str]:
+        return (str(r) for (r,) in self.part.db.execute("SELECT rel FROM approved"))
+
+    def __len__(self) -> int:
+        return int(self.part.db.execute("SELECT count(*) FROM approved").fetchone()[0])
+
+
+@dataclass
+class Reader:
+    """Guarded reads for one command: hashes come from the index when one is given (a point
+    lookup), else from memory.hashes.json, loaded once per root."""
+
+    roots: Roots
+    scan: Scanner | None = None
+    index: MemoryIndex | None = None
+    _hashes: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    _dirs: dict[str, str | None] = field(default_factory=dict)
+    _facts: dict[tuple[str, str], FileFacts] = field(default_factory=dict)
+
+    def root(self, scope: str) -> Root | None:
+        return next((r for r in self.roots.existing() if r.scope == scope), None)
+
+    def hashes(self, root: Root) -> Mapping[str, str]:
+        part = self._part(root)
+        if part is not None:
+            return _Approved(part)
+        if root.scope not in self._hashes:
+            try:
+                self._hashes[root.scope] = Store(root).load_hashes()
+            except IntegrityError:
+                # An unreadable hashes file approves nothing: every file is skipped, none printed.
+                self._hashes[root.scope] = {}
+        return self._hashes[root.scope]
+
+    def prefetch(self, scope: str, rels: Sequence[str]) -> None:
+        """Load the index's facts about files about to be read, in one query."""
+        root = self.root(scope)
+        part = self._part(root) if root is not None else None
+        if part is not None:
+            self._facts.update({(scope, r): f for r, f in part.file_facts(rels).items()})
+
+    def read(self, scope: str, rel: str) -> Read:
+        root = self.root(scope)
+        shown = f"{scope}:{rel}" if scope == "global" else rel
+        if root is None:
+            return Read(None, skip=Skip(shown, "its root is gone"))
+        try:
+            data = self._bytes(root, rel)
+        except (EngramError, OSError) as exc:
+            return Read(None, skip=Skip(shown, f"cannot be read: {exc}"))
+        sha = sha256_hex(data)
+        part = self._part(root)
+        facts = self._facts.get((scope, rel))
+        if facts is None and part is not None:
+            facts = part.file_facts([rel]).get(rel)
+        # Archived files are not indexed (no facts): they are checked, never re-indexed.
+        stale = facts is not None and facts.sha != sha
+        if rel.startswith(f"{NOTE_DIR}/"):
+            # Notes are git-ignored and never hashed (§3); they are still scanned.
+            hashes: Mapping[str, str] = {rel: sha}
+        elif facts is not None and not stale:
+            hashes = {rel: facts.approved} if facts.approved else {}
+        else:
+            hashes = self.hashes(root)
+        version = scanner_version()
+        clean = facts is not None and not stale and facts.scanned == version
+        skip = check(rel, data, hashes, None if clean else self.scan, display=shown)
+        if skip is not None:
+            return Read(None, skip=skip, sha=sha, stale=stale)
+        if part is not None and not clean and self.scan is not None:
+            part.record_clean(sha, version)
+        try:
+            memory = (memory_from_json(facts.data) if facts is not None and facts.data
+                      and not stale else parse_bytes(data, rel, root))
+        except InvalidMemoryError as exc:
+            return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
+                        sha=sha, stale=stale)
+        return Read(memory, raw=data.decode("utf-8"), sha=sha, stale=stale)
+
+    def _bytes(self, root: Root, rel: str) -> bytes:
+        """The file's bytes, refusing paths that leave the root and symlinked files.
+
+        The directories' real paths are resolved once per command; the file itself is opened
+        with O_NOFOLLOW, so a symlink planted in place of a memory is refused by the store's
+        own checks (the slow path) instead of followed.
+        """
+        parts = rel.split("/")
+        if ".." in parts or rel.startswith("/") or "\x00" in rel or len(parts) < 2:
+            return Store(root).read_bytes(rel)
+        real_dir = self._real_dir(root, "/".join(parts[:-1]))
+        if real_dir is None:
+            return Store(root).read_bytes(rel)
+        try:
+            fd = os.open(f"{real_dir}/{parts[-1]}", os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return Store(root).read_bytes(rel)
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return Store(root).read_bytes(rel)
+            chunks = []
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def _real_dir(self, root: Root, rel_dir: str) -> str | None:
+        key = f"{root.scope}:{rel_dir}"
+        if key not in self._dirs:
+            real_root = self._dirs.get(root.scope) or os.path.realpath(root.path)
+            self._dirs[root.scope] = real_root
+            real = os.path.realpath(root.path / rel_dir)
+            inside = real.startswith(real_root + os.sep)
+            self._dirs[key] = real if inside else None
+        return self._dirs[key]
+
+    def _part(self, root: Root) -> RootIndex | None:
+        if self.index is None:
+            return None
+        return next((p for p in self.index.parts if p.root.scope == root.scope), None)
+
+    def archived(self, memory_id: str) -> list[tuple[str, str]]:
+        """(scope, rel) of archived copies of an id, newest archive first."""
+        out: list[tuple[str, str]] = []
+        for root in self.roots.existing():
+            for rel in reversed(Store(root).archived_files()):
+                if rel.rsplit("/", 1)[-1] == f"{memory_id}.md":
+                    out.append((root.scope, rel))
+        return out
+
+
+def skipped_lines(skips: Sequence[Skip]) -> list[str]:
+    return [s.line for s in skips]

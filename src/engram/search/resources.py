@@ -1,0 +1,152 @@
+"""Loads by id and the resource texts of §6.5: `engram://index`, `engram://memory/{id}`, top usage.
+
+`load --id a,b` prints exactly those memories in compact form (any visibility, a warning for
+archived or superseded ones), without a budget, through the guard, and counts one recall each;
+`memory_text` is the same body for one id (the MCP resource). `index_text` lists one card per
+visible memory; `top_by_usage` picks the memories `resources/list` offers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from engram.errors import NotFoundError
+from engram.outcome import Diagnostic, Outcome
+from engram.search import docs, usage
+from engram.search.guard import Skip
+from engram.search.index import memory_from_json
+from engram.search.pack import card, compact_body, render_bodies, render_full
+from engram.search.reader import Read, Reader, default_scanner
+from engram.search.route import Router, active_variant, open_router
+from engram.store.ids import validate_id
+from engram.store.model import Memory
+from engram.store.repo import NOTE_DIR
+
+if TYPE_CHECKING:
+    from engram.workspace import Roots
+
+
+def _find(router: Router, reader: Reader, memory_id: str) -> tuple[Read, str | None] | None:
+    """The guarded read of an id and a warning, or None when no such memory exists."""
+    d = router.doc(memory_id)
+    if d is not None:
+        warn = f"{memory_id} is superseded" if d.lifecycle == "superseded" else None
+        return router.read(reader, d), warn
+    archived = reader.archived(memory_id)
+    if archived:
+        scope, rel = archived[0]
+        return reader.read(scope, rel), f"{memory_id} is archived ({rel})"
+    return None
+
+
+def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
+             full: bool = False, count: bool = True) -> Outcome:
+    memories: list[Memory] = []
+    raws: list[str] = []
+    diags: list[Diagnostic] = []
+    skips: list[Skip] = []
+    missing: list[str] = []
+    for memory_id in dict.fromkeys(wanted):
+        found = _find(router, reader, memory_id)
+        if found is None:
+            missing.append(memory_id)
+            continue
+        got, warn = found
+        if warn:
+            diags.append(Diagnostic("load.lifecycle", "warn", warn))
+        if got.memory is None:
+            if got.skip is not None:
+                skips.append(got.skip)
+            continue
+        memories.append(got.memory)
+        raws.append(got.raw)
+    if not memories and missing and not skips:
+        raise NotFoundError(f"no memory with id {', '.join(missing)}",
+                            hint='find ids with engram search "<words>" or engram status')
+    diags += [Diagnostic("load.not_found", "warn", f"no memory with id {i}") for i in missing]
+    diags += [Diagnostic("load.skipped", "warn", s.line) for s in skips]
+    head = f"engram: loaded {len(memories)} of {len(wanted)} requested memories (by id)"
+    extra = [s.line for s in skips] + [f"not found: {i}" for i in missing]
+    pack = (render_full(memories, raws, head, extra) if full
+            else render_bodies(memories, head, variant, extra))
+    if count:
+        record_recalls(router, memories)
+    return Outcome(text=pack.text, diagnostics=diags, data={
+        "selected_keys": [m.key for m in memories], "body_keys": pack.body_keys,
+        "card_ids": [], "omitted_ids": [], "tokens": pack.tokens})
+
+
+def record_recalls(router: Router, memories: list[Memory]) -> None:
+    by_scope: dict[str, list[str]] = defaultdict(list)
+    for m in memories:
+        by_scope[m.scope].append(m.key)
+    for scope, keys in by_scope.items():
+        part = router.parts.get(scope)
+        if part is not None:
+            usage.record(part.root, keys)
+
+
+def memory_text(roots: Roots, memory_id: str) -> str:
+    """The body `engram load --id <id>` prints (engram://memory/{id}); counts one recall."""
+    router, settings = open_router(roots)
+    reader = Reader(roots, default_scanner(), router.index)
+    found = _find(router, reader, validate_id(memory_id))
+    if found is None:
+        raise NotFoundError(f"no memory with id {memory_id}",
+                            hint="list ids with the engram://index resource")
+    got, _ = found
+    if got.memory is None:
+        return (got.skip.line if got.skip else f"SKIPPED {memory_id}") + "\n"
+    record_recalls(router, [got.memory])
+    return compact_body(got.memory, active_variant(settings))
+
+
+def _visible(roots: Roots) -> list[tuple[Memory, bool]]:
+    """Every visible memory and whether its file is still the approved one."""
+    router, _ = open_router(roots)
+    reader = Reader(roots, index=router.index)
+    out: list[tuple[Memory, bool]] = []
+    for scope, part in router.parts.items():
+        hashes = reader.hashes(part.root)
+        shas = dict(part.db.execute("SELECT rel, sha FROM files"))
+        visible = [d for d in docs.all_docs(part.db, scope)
+                   if router.policy.hidden_reason(d) is None
+                   and (scope == "workspace" or router.parts.get("workspace") is None
+                        or docs.by_id(router.parts["workspace"].db, "workspace", d.id) is None)]
+        data = docs.data_of(part.db, [d.rowid for d in visible])
+        for d in visible:
+            approved = d.rel_path.startswith(f"{NOTE_DIR}/") or \
+                hashes.get(d.rel_path) == shas.get(d.rel_path)
+            out.append((memory_from_json(data[d.rowid]), approved))
+    return out
+
+
+def index_text(roots: Roots) -> str:
+    """One card per visible memory (engram://index); unapproved files are named, not shown."""
+    scan = default_scanner()
+    lines = []
+    for m, approved in sorted(_visible(roots), key=lambda ma: (ma[0].type, ma[0].id)):
+        line = card(m)
+        if not approved or (scan is not None and scan(line)):
+            line = f"- {m.id} ({m.type}, {m.scope}): SKIPPED (review it, then run engram rehash)"
+        lines.append(line)
+    return f"engram index: {len(lines)} memories\n" + "".join(f"{ln}\n" for ln in lines)
+
+
+def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
+    """The `n` visible memories recalled most (ties: most recently updated)."""
+    if n <= 0:
+        return []
+    counts: dict[str, int] = {}
+    for root in roots.existing():
+        for key, entry in usage.read_usage(root).items():
+            if isinstance(entry.get("recalls"), int):
+                counts[key] = entry["recalls"]
+    mems = [m for m, ok in _visible(roots) if ok]
+    mems.sort(key=lambda m: m.id)
+    mems.sort(key=lambda m: m.updated, reverse=True)
+    mems.sort(key=lambda m: counts.get(m.key, 0), reverse=True)
+    return [{"id": m.id, "type": m.type, "scope": m.scope, "title": m.title,
+             "recalls": counts.get(m.key, 0), "uri": f"engram://memory/{m.id}"}
+            for m in mems[:n]]

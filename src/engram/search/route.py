@@ -1,0 +1,256 @@
+"""Routing (§6.1): from a task to the ordered keys of a pack, with the reasons for each choice.
+
+Steps: anchors from the task (terms.py) → FTS5 candidates per root with BM25 (docs.py) → the
+workspace shadows a global memory with the same id → visibility (visibility.py) → boosts and
+order (rank.py) → top `load.limit` plus `depends_on` prerequisites in order (select.py). Only
+the few candidates that get reranked have their stored JSON decoded, so a load touches a handful
+of rows even at 10,000 memories. This module reads the index; it does not render or read files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from engram.config import Settings
+from engram.search import docs
+from engram.search.docs import Doc, Extras
+from engram.search.index import MemoryIndex, RootIndex
+from engram.search.rank import (
+    MATCHED_FOR,
+    Candidate,
+    anchor_hits,
+    mark_matched,
+    match_expression,
+    rerank,
+)
+from engram.search.reader import Read, Reader
+from engram.search.select import Selection, select
+from engram.search.terms import anchors as query_anchors
+from engram.search.terms import stems
+from engram.search.visibility import Policy, make_policy
+from engram.workspace import Roots
+
+RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
+RERANK_MIN = 32
+
+
+@dataclass
+class Routed:
+    """What routing decided, and enough to explain it."""
+
+    anchors: list[str]
+    ranked: list[Candidate] = field(default_factory=list)  # visible, best first
+    matched: int = 0  # visible memories with anchor overlap
+    selection: Selection = field(default_factory=Selection)
+    docs: dict[str, Doc] = field(default_factory=dict)
+    hidden: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
+    missing: list[tuple[str, str]] = field(default_factory=list)  # (dependant key, missing id)
+    narrow_tags: list[str] = field(default_factory=list)
+
+    def score_of(self, key: str) -> float:
+        return next((c.score for c in self.ranked if c.key == key), 0.0)
+
+
+class Router:
+    """Routing over one `MemoryIndex`; caches decoded memories for the duration of a command."""
+
+    def __init__(self, index: MemoryIndex, policy: Policy) -> None:
+        self.index = index
+        self.roots = index.roots
+        self.policy = policy
+        self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
+        self._extras: dict[str, Extras] = {}
+        for part in index.parts:
+            part.quick_refresh()
+
+    def read(self, reader: Reader, d: Doc) -> Read:
+        """The guarded read of a routed file; a file changed in place refreshes its index row."""
+        got = reader.read(d.scope, d.rel_path)
+        if got.stale and d.scope in self.parts:
+            self.parts[d.scope].refresh_file(d.rel_path, got.sha)
+        return got
+
+    def prefetch(self, reader: Reader, ds: list[Doc]) -> None:
+        for scope in self.parts:
+            reader.prefetch(scope, [d.rel_path for d in ds if d.scope == scope])
+
+    # -- lookups -------------------------------------------------------------------------
+    def doc(self, memory_id: str) -> Doc | None:
+        """The memory an id names: the workspace one wins over a global one."""
+        for scope, part in self.parts.items():
+            found = docs.by_id(part.db, scope, memory_id)
+            if found is not None:
+                return found
+        return None
+
+    def extras(self, d: Doc) -> Extras:
+        if d.key not in self._extras:
+            self._load_extras([d])
+        return self._extras[d.key]
+
+    def _load_extras(self, ds: list[Doc]) -> None:
+        for scope, part in self.parts.items():
+            rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
+            got = docs.extras_of(part.db, [d.rowid for d in rows])
+            for d in rows:
+                self._extras[d.key] = got.get(d.rowid) or docs.Extras(frozenset(), (), ())
+
+    def _shadowed(self, d: Doc) -> bool:
+        ws = self.parts.get("workspace")
+        return d.scope == "global" and ws is not None and bool(
+            docs.existing_ids(ws.db, [d.id]))
+
+    # -- routing -------------------------------------------------------------------------
+    def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
+                   want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
+                                                       list[tuple[str, str]]]:
+        """The best `pool` visible matches (BM25, best first), how many visible memories match
+        in all, and (when asked) hidden matches with the reason."""
+        expr = match_expression(terms)
+        if not expr:
+            return [], 0, []
+        found: list[tuple[Doc, float]] = []
+        hidden: list[tuple[str, str]] = []
+        total = 0
+        ws_ids: set[str] = set()
+        for scope, part in self.parts.items():
+            rows = docs.matches(part.db, scope, expr, self.policy, limit=pool,
+                                for_search=for_search)
+            if scope == "global" and "workspace" in self.parts:
+                ids = [d.id for d, _ in rows]
+                ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
+            kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
+            kept = [(d, s) for d, s in kept if self._hidden(d, for_search) is None]
+            found += kept
+            total += len(kept) if len(rows) < pool else docs.count_matches(
+                part.db, expr, self.policy, for_search=for_search) - (len(rows) - len(kept))
+            if want_hidden:
+                hidden += [(d.key, self._hidden(d, for_search) or "hidden")
+                           for d, _ in docs.matches(part.db, scope, expr, self.policy,
+                                                    limit=100, for_search=for_search,
+                                                    hidden=True)]
+        found.sort(key=lambda ds: -ds[1])
+        return found, total, hidden
+
+    def _hidden(self, d: Doc, for_search: bool) -> str | None:
+        return (self.policy.search_hidden_reason(d) if for_search
+                else self.policy.hidden_reason(d))
+
+    def rank(self, terms: list[str], found: list[tuple[Doc, float]]) -> list[Candidate]:
+        self._load_extras([d for d, _ in found])
+        cands = []
+        for d, score in found:
+            ex = self._extras[d.key]
+            cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
+                                   tag_stems=ex.tag_stems, updated=d.updated,
+                                   tags=frozenset(t.lower() for t in ex.tags)))
+        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
+        head = ranked[:MATCHED_FOR]
+        rowids = {d.key: d.rowid for d, _ in found}
+        for scope, part in self.parts.items():
+            stems = docs.field_stems_of(part.db, [rowids[c.key] for c in head
+                                                  if c.scope == scope])
+            for c in head:
+                if c.scope == scope:
+                    c.field_stems = stems.get(rowids[c.key], frozenset())
+        mark_matched(head, terms)
+        return ranked
+
+    def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+        routed = Routed(anchors=query_anchors(task))
+        pool = max(RERANK_MIN, limit * RERANK_POOL)
+        found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
+                                                               want_hidden=want_hidden)
+        routed.docs = {d.key: d for d, _ in found}
+        routed.ranked = self.rank(routed.anchors, found)
+        self._select(routed, [c.key for c in routed.ranked], limit)
+        if routed.matched > limit:
+            routed.narrow_tags = self._narrowing_tags(routed)
+        return routed
+
+    def route_all(self) -> Routed:
+        """Every visible memory, rules first (`load --all`)."""
+        routed = Routed(anchors=[])
+        order = {"rule": 0, "skill": 1, "knowledge": 2}
+        visible = [d for scope, part in self.parts.items() for d in docs.all_docs(part.db, scope)
+                   if not self._shadowed(d) and self.policy.hidden_reason(d) is None]
+        visible.sort(key=lambda d: (order.get(d.type, 3), d.scope != "workspace", d.id))
+        routed.docs = {d.key: d for d in visible}
+        routed.matched = len(visible)
+        self._select(routed, list(routed.docs), max(1, len(visible)))
+        return routed
+
+    def _select(self, routed: Routed, ranked_keys: list[str], limit: int) -> None:
+        def deps(key: str) -> list[str]:
+            d = routed.docs.get(key)
+            if d is None:
+                return []
+            out = []
+            for dep_id in self.extras(d).depends_on:
+                dep = self.doc(dep_id)
+                if dep is None:
+                    routed.missing.append((key, dep_id))
+                    continue
+                reason = self.policy.hidden_reason(dep)
+                if reason is not None:
+                    routed.hidden.append((dep.key, f"prerequisite hidden: {reason}"))
+                    continue
+                routed.docs.setdefault(dep.key, dep)
+                out.append(dep.key)
+            return out
+
+        routed.selection = select(ranked_keys, deps, limit)
+        routed.missing = list(dict.fromkeys(routed.missing))
+        routed.hidden = list(dict.fromkeys(routed.hidden))
+
+    def _narrowing_tags(self, routed: Routed) -> list[str]:
+        """Tags that split the matching memories: common among them, but not on all of them."""
+        pool = [routed.docs[c.key] for c in routed.ranked[:RERANK_MIN]]
+        counts: Counter[str] = Counter()
+        for d in pool:
+            counts.update({t.lower() for t in self.extras(d).tags})
+        useful = [(n, t) for t, n in counts.items()
+                  if n < len(pool) and not any(anchor_hits(a, _tag_stems(t))
+                                               for a in routed.anchors)]
+        return [t for _, t in sorted(useful, key=lambda nt: (-nt[0], nt[1]))[:5]]
+
+
+# A long-lived process (the MCP server) reuses its index connections between calls; each call
+# still re-checks freshness (RootIndex.quick_refresh), so reuse never serves stale routes. One
+# set per thread: a refresh transaction must never interleave with another thread's reads.
+_OPEN: dict[tuple[str, ...], MemoryIndex] = {}
+
+
+def open_index(roots: Roots) -> MemoryIndex:
+    key = (str(threading.get_ident()), *(str(r.path) for r in roots.existing()))
+    index = _OPEN.get(key)
+    if index is not None and all(p.usable() for p in index.parts):
+        for part in index.parts:
+            part.forget_freshness()
+        return index
+    if index is not None:
+        index.close()
+    index = _OPEN[key] = MemoryIndex(roots)
+    return index
+
+
+def open_router(roots: Roots, settings: Settings | None = None) -> tuple[Router, Settings]:
+    settings = settings or roots.settings()
+    policy = make_policy(settings.get("ignore.patterns"), roots.project, settings.get("roles"))
+    return Router(open_index(roots), policy), settings
+
+
+def active_variant(settings: Settings) -> str:
+    """With rule variants off, rules render the balanced variant (§6.2)."""
+    if settings.get("rule_variants.enabled"):
+        return str(settings.get("rule_variants.active"))
+    return "balanced"
+
+
+@lru_cache(maxsize=4096)
+def _tag_stems(tag: str) -> frozenset[str]:
+    return frozenset(stems(tag))
