@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import json
 import re
 import time
@@ -51,14 +50,11 @@ Router = Callable[[Roots, str], Pack]
 Cards = Callable[[Roots, int], str]
 
 
-def _search_api() -> Any:
-    """The read path's public module, imported on first use (it is the costly import)."""
-    return importlib.import_module("engram.search.api")
-
-
 def search_router(roots: Roots, query: str) -> Pack:
     """The read path's `load` (tiered pack within `load.max_tokens`)."""
-    out = _search_api().load(roots, query=query)
+    from engram.search import api  # the costly import: only when something routes
+
+    out = api.load(roots, query=query)
     data = out.data
     return Pack(out.text if data.get("selected_keys") else "",
                 tuple(data.get("selected_keys", ())), tuple(data.get("card_ids", ())))
@@ -66,8 +62,11 @@ def search_router(roots: Roots, query: str) -> Pack:
 
 def rule_cards(roots: Roots, budget_tokens: int) -> str:
     """One-line cards of rule memories from the index, as many as fit the budget."""
-    lines, used = [], 0
-    for line in _search_api().index_text(roots).splitlines():
+    from engram.search import api
+
+    lines: list[str] = []
+    used = 0
+    for line in api.index_text(roots).splitlines():
         if re.match(r"- \S+ \(rule, ", line):
             cost = -(-(len(line) + 1) // 4)
             if used + cost > budget_tokens:
