@@ -71,6 +71,8 @@ def main() -> None:
         home.mkdir()
         env = {**os.environ, "HOME": str(home), "ENGRAM_CONFIG_DIR": str(home / ".engram"),
                "ENGRAM_NO_AUTO_UPGRADE": "1", "ENGRAM_SESSION_OBJECTIVE": "fix flaky login tests"}
+        # An installed package has byte-code; without it every cold run would time compiling.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ.update({k: env[k] for k in ("HOME", "ENGRAM_CONFIG_DIR")})
         build(project, args.memories)
         start = {"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(project),
