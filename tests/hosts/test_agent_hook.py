@@ -173,3 +173,16 @@ def test_set_read_command_drives_the_hook_mode(project: Path, root: Path) -> Non
     assert main(["set-read", "always"]) == 0
     assert _ask(_payload("hook-user-prompt-submit.json", project), router)
     assert _ask(_payload("hook-user-prompt-submit.json", project), router)
+
+
+def test_session_start_with_only_hidden_notes_falls_back_to_rule_cards(
+    project: Path, root: Path
+) -> None:
+    (root / "working").mkdir()
+    (root / "working/flaky-login-test.md").write_text(
+        "---\nid: flaky-login-test\nobjective: fix flaky login test\ntier: working\n---\n\nx\n")
+    router = FakeRouter({"login": "engram: loaded 0 of 1\n\n- flaky-login-test (knowledge, "
+                                  "workspace): retry once"})
+    out = _ask(_payload("hook-session-start.json", project), router,
+               ENGRAM_SESSION_OBJECTIVE="login rules", HOME=str(project))
+    assert _context(out).startswith("- run-smoke-suite (rule, workspace)")

@@ -93,6 +93,7 @@ def filter_notes(roots: Roots, pack: Pack, objective: str | None) -> Pack:
     """SessionStart shows a note card only when the session objective matches its objective."""
     wanted = _words(objective or "")
     text = pack.text
+    hidden: set[str] = set()
     for card in pack.card_ids:
         note = next((r.working_dir / f"{card}.md" for r in roots.existing()
                      if (r.working_dir / f"{card}.md").is_file()), None)
@@ -101,7 +102,10 @@ def filter_notes(roots: Roots, pack: Pack, objective: str | None) -> Pack:
         own = _words(_note_objective(note) or "")
         if wanted and own and wanted <= own:
             continue
+        hidden.add(card)
         text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(f"- {card} ("))
+    if hidden and all(key.split(":", 1)[-1] in hidden for key in pack.keys):
+        return Pack("")  # only notes routed, all hidden: a bare header would say nothing
     return Pack(text, pack.keys, pack.card_ids)
 
 
