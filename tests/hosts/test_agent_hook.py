@@ -186,3 +186,13 @@ def test_session_start_with_only_hidden_notes_falls_back_to_rule_cards(
     out = _ask(_payload("hook-session-start.json", project), router,
                ENGRAM_SESSION_OBJECTIVE="login rules", HOME=str(project))
     assert _context(out).startswith("- run-smoke-suite (rule, workspace)")
+
+
+def test_session_start_reads_the_branch_of_a_git_worktree(project: Path, root: Path) -> None:
+    gitdir = project.parent / "repo.git" / "worktrees" / "p"
+    gitdir.mkdir(parents=True)
+    (gitdir / "HEAD").write_text("ref: refs/heads/fix-smoke-release\n")
+    (project / ".git").write_text(f"gitdir: {gitdir}\n")
+    router = FakeRouter({"smoke": "- run-smoke-suite (rule, workspace): Run it"})
+    _ask(_payload("hook-session-start.json", project), router)
+    assert router.queries[0].startswith("fix smoke release")

@@ -109,13 +109,24 @@ def filter_notes(roots: Roots, pack: Pack, objective: str | None) -> Pack:
     return Pack(text, pack.keys, pack.card_ids)
 
 
+def _git_dir(project: Path) -> Path:
+    """`.git`, or where a worktree's `.git` file points (`gitdir: …`)."""
+    dot = project / ".git"
+    if dot.is_file():
+        line = dot.read_text(encoding="utf-8").strip()
+        if line.startswith("gitdir:"):
+            target = Path(line.removeprefix("gitdir:").strip())
+            return target if target.is_absolute() else project / target
+    return dot
+
+
 def session_query(env: Env, project: Path) -> str:
     """ENGRAM_SESSION_OBJECTIVE, else the branch name plus the last commit subject."""
     if env.session_objective:
         return env.session_objective
     parts: list[str] = []
     try:
-        head = (project / ".git" / "HEAD").read_text(encoding="utf-8").strip()
+        head = (_git_dir(project) / "HEAD").read_text(encoding="utf-8").strip()
     except OSError:
         return ""
     if head.startswith("ref: refs/heads/"):
