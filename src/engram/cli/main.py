@@ -50,6 +50,7 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("set-read", "engram.cli.settings", "set_read",
      "hook read mode: startup|auto|always|manual|off", False),
     ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
+    ("demo", "engram.cli.demo", "demo", "see Engram work end to end in a throwaway project", False),
     ("load", "engram.cli.read", "load", "route a task to a token-budgeted memory pack", True),
     ("route", "engram.cli.read", "route", "classify a task and list what it routes to", True),
     ("search", "engram.cli.read", "search", "ranked lexical search over memories", True),
