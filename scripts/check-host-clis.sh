@@ -5,7 +5,8 @@
 # dir, then on a temp HOME:
 #   claude  `engram link --global claude --no-hooks` prints `claude mcp add --scope user …`;
 #           we run it and `claude mcp list` must show engram Connected (a real engram-mcp
-#           handshake);
+#           handshake); then `engram link claude` (project .mcp.json + hooks) must give a
+#           second Connected engram once the project server is approved;
 #   codex   a config.toml with user tables and comments gets the managed block and
 #           `codex mcp list` lists engram (and the file still parses with tomllib);
 #   gemini  `gemini mcp list` lists engram from ~/.gemini/settings.json.
@@ -74,6 +75,24 @@ if PYTHONPATH="$mcp_src" "$py" -c "import engram.mcp.main" 2>/dev/null; then
     fi
   else
     fail "claude mcp add (printed by engram link --global claude)"
+  fi
+  # Project scope: .mcp.json plus hooks in .claude/settings.local.json. Claude asks before it
+  # starts a project server; approve it in that settings file, as the approval prompt would.
+  engram link claude >/dev/null || fail "engram link claude"
+  "$py" - <<'PY'
+import json
+p = ".claude/settings.local.json"
+d = json.load(open(p))
+d["enabledMcpjsonServers"] = ["engram"]
+json.dump(d, open(p, "w"), indent=2)
+PY
+  out="$(timeout 120 claude mcp list 2>&1)"
+  echo "$out" | grep "^engram" | sed 's/^/  claude> /'
+  # The project entry shadows the user one; it has no --always-load (hooks are installed).
+  if echo "$out" | grep "^engram" | grep "Connected" | grep -vq -- "--always-load"; then
+    pass "claude mcp list shows the project .mcp.json engram Connected (no --always-load)"
+  else
+    fail "claude mcp list: project .mcp.json engram not Connected"
   fi
 else
   echo "SKIP claude: this checkout has no engram.mcp server module yet"
