@@ -28,6 +28,11 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
     ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
     ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
+    ("link", "engram.cli.link", "link", "connect an agent host (instructions, MCP, hooks)", True),
+    ("unlink", "engram.cli.link", "unlink", "remove exactly what link added", True),
+    ("upgrade", "engram.cli.upgrade", "upgrade", "re-pin hosts, refresh blocks and hooks", True),
+    ("doctor", "engram.cli.doctor", "doctor", "check config, roots and linked hosts", True),
+    ("agent-hook", "engram.cli.hook", "agent_hook", "answer a host hook (stdin JSON)", False),
     ("save", "engram.cli.write", "save", "propose one memory; save it after approval", False),
     ("save-session", "engram.cli.write", "save_session",
      "propose several memories (stdin, --file or args); save after approval", False),
@@ -121,6 +126,13 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
     return outcome.exit_code
 
 
+def _auto_repin() -> None:
+    """Re-pin linked hosts after a package update (SPEC §11.1); one stamp read when current."""
+    from engram.hosts.autopin import maybe_repin
+
+    maybe_repin()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # the hot path of scripts and host probes: import nothing else
@@ -139,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv[1:])
     ctx = Context(args)
     try:
+        if row[0] != "upgrade":
+            _auto_repin()
         return _emit(run(args, ctx), ctx.json)
     except EngramError as exc:
         from engram.outcome import failure
