@@ -65,6 +65,7 @@ class Candidate:
     type: str
     bm25: float  # positive, larger is better
     field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
+    strong_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers alone
     tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
     updated: str = ""
     tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)

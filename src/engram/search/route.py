@@ -18,6 +18,7 @@ from functools import lru_cache
 from engram.config import Settings
 from engram.search import docs
 from engram.search.docs import Doc, Extras
+from engram.search.evidence import prune
 from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
@@ -36,6 +37,7 @@ from engram.workspace import Roots
 
 RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 32
+_NO_STEMS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
 
 
 @dataclass
@@ -50,6 +52,7 @@ class Routed:
     hidden: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
     missing: list[tuple[str, str]] = field(default_factory=list)  # (dependant key, missing id)
     narrow_tags: list[str] = field(default_factory=list)
+    pruned: list[tuple[str, str]] = field(default_factory=list)  # (key, reason), evidence.py
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -140,7 +143,8 @@ class Router:
         return (self.policy.search_hidden_reason(d) if for_search
                 else self.policy.hidden_reason(d))
 
-    def rank(self, terms: list[str], found: list[tuple[Doc, float]]) -> list[Candidate]:
+    def rank(self, terms: list[str], found: list[tuple[Doc, float]],
+             head_size: int = MATCHED_FOR) -> list[Candidate]:
         self._load_extras([d for d, _ in found])
         cands = []
         for d, score in found:
@@ -149,16 +153,26 @@ class Router:
                                    tag_stems=ex.tag_stems, updated=d.updated,
                                    tags=frozenset(t.lower() for t in ex.tags)))
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
-        head = ranked[:MATCHED_FOR]
+        head = ranked[:head_size]
         rowids = {d.key: d.rowid for d, _ in found}
         for scope, part in self.parts.items():
             stems = docs.field_stems_of(part.db, [rowids[c.key] for c in head
                                                   if c.scope == scope])
             for c in head:
                 if c.scope == scope:
-                    c.field_stems = stems.get(rowids[c.key], frozenset())
+                    c.field_stems, c.strong_stems = stems.get(rowids[c.key], _NO_STEMS)
         mark_matched(head, terms)
         return ranked
+
+    def doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Document frequency of each anchor and the memory count, over every root."""
+        df: Counter[str] = Counter()
+        n = 0
+        for part in self.parts.values():
+            got, count = docs.doc_freq(part.db, terms)
+            df.update(got)
+            n += count
+        return dict(df), n
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
@@ -166,7 +180,13 @@ class Router:
         found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
                                                                want_hidden=want_hidden)
         routed.docs = {d.key: d for d, _ in found}
-        routed.ranked = self.rank(routed.anchors, found)
+        # Every reranked candidate may reach the pack, so all of them get their matches.
+        ranked = self.rank(routed.anchors, found, head_size=len(found))
+        if ranked:
+            df, n = self.doc_freq(routed.anchors)
+            pruned = prune(ranked, routed.anchors, df, n, _tag_stems)
+            ranked, routed.pruned = pruned.kept, pruned.dropped
+        routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
