@@ -259,38 +259,40 @@ def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extr
             for r in conn.execute(sql, tuple(rowids))}
 
 
-def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]
-                   ) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
-    """Per row: every stem of id, title, tags, triggers and body (which anchors matched), and
-    the stems of id, title, tags and triggers alone (where they matched, for evidence)."""
+def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """Per row, as space-padded strings: every stem of id, title, tags, triggers and body (which
+    anchors matched), and the stems of id, title, tags and triggers alone (where they did)."""
     if not rowids:
         return {}
     marks = ", ".join("?" * len(rowids))
     sql = ("SELECT rowid, field_stems, ident, title, tag_stems FROM route_fts "  # noqa: S608
            f"WHERE rowid IN ({marks})")
-    return {int(r[0]): (frozenset(str(r[1]).split()),
-                        frozenset(f"{r[2]} {r[3]} {r[4]}".split()))
+    return {int(r[0]): (f" {r[1]} ", f" {r[2]} {r[3]} {r[4]} ")
             for r in conn.execute(sql, tuple(rowids))}
 
 
-def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str]) -> tuple[dict[str, int], int]:
-    """How many indexed memories hold each anchor (as the MATCH query meets it: exact, long
-    ones also as a prefix), and how many memories there are. Hidden rows count too: this is
-    how common a word is in the store, for IDF, not what routing may show."""
+def memory_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
+
+
+def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[str, int]:
+    """How many indexed memories hold each anchor the way the MATCH query meets it (exact, long
+    ones also as a prefix), capped at `n` memories. Hidden rows count too: this measures how
+    common a word is in the store (for IDF), not what routing may show. FTS5's vocabulary
+    table answers from the index's term list without touching any row."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
                  "USING fts5vocab(main, route_fts, 'row')")
-    n = int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
     out: dict[str, int] = {}
     for a in anchors:
         if len(a) >= MIN_PREFIX:
+            # Several words sharing the prefix in one memory count once each: hence the cap.
             row = conn.execute("SELECT sum(doc) FROM temp.route_vocab WHERE term >= ? "
                                "AND term < ?", (a, a + "\uffff")).fetchone()
         else:
             row = conn.execute("SELECT doc FROM temp.route_vocab WHERE term = ?",
                                (a,)).fetchone()
-        # Variants of one prefix in one memory are counted once per variant: cap at n.
         out[a] = min(n, int(row[0] or 0)) if row else 0
-    return out, n
+    return out
 
 
 def data_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:

@@ -26,18 +26,17 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from engram.search.rank import Candidate, anchor_hits
+from engram.search.rank import Candidate, text_hits
+from engram.search.terms import stems
 
 BODY_WEIGHT = 0.5  # a body-only match is half the evidence of an id/title/tag/trigger match
 MIN_SHARE = 1 / 3  # rule 2: keep candidates with at least a third of the best one's evidence
 FOREIGN_SHARE = 0.5  # rule 1: share of the query's IDF mass in words the store never uses
 TOPIC_SHARE = 0.5  # rule 3: share of a memory's tags that must be query words or shared
-
-TagStems = Callable[[str], frozenset[str]]
-
 
 @dataclass
 class Pruned:
@@ -54,12 +53,11 @@ def idf(df: int, n: int) -> float:
 
 def evidence(c: Candidate, w: Mapping[str, float]) -> float:
     """IDF of the matched anchors; a match found only in the body counts `BODY_WEIGHT`."""
-    return sum(w.get(a, 0.0) * (1.0 if anchor_hits(a, c.strong_stems) else BODY_WEIGHT)
-               for a in c.matched)
+    return sum(w.get(a, 0.0) * (1.0 if a in c.strong else BODY_WEIGHT) for a in c.matched)
 
 
 def _strong(c: Candidate) -> bool:
-    return any(anchor_hits(a, c.strong_stems) for a in c.matched)
+    return bool(c.strong)
 
 
 def foreign_query(cands: Sequence[Candidate], w: Mapping[str, float],
@@ -70,8 +68,8 @@ def foreign_query(cands: Sequence[Candidate], w: Mapping[str, float],
     return total > 0 and unknown >= FOREIGN_SHARE * total and not any(map(_strong, cands))
 
 
-def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, int], n: int,
-          tag_stems: TagStems) -> Pruned:
+def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, int],
+          n: int) -> Pruned:
     """Apply the three rules to reranked candidates (best first, `matched` filled in)."""
     out = Pruned()
     w = {a: idf(df.get(a, 0), n) for a in anchors}
@@ -90,7 +88,7 @@ def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, i
                                        "candidate's"))
         else:
             survivors.append(c)
-    topics = _Topics(cands, anchors, tag_stems)
+    topics = _Topics(cands, anchors)
     on = [c for c in survivors if topics.on_topic(c)]
     on_keys = {c.key for c in on}
     shared = {t for c in on for t in topics.topic_tags(c)}
@@ -105,13 +103,17 @@ def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, i
     return out
 
 
+@lru_cache(maxsize=8192)
+def _tag_text(tag: str) -> str:
+    return f" {' '.join(stems(tag))} "
+
+
 class _Topics:
     """Tag facts of one candidate pool: which tags are query words, which several carry."""
 
-    def __init__(self, cands: Sequence[Candidate], anchors: Sequence[str],
-                 tag_stems: TagStems) -> None:
+    def __init__(self, cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
         self.count = Counter(t for c in cands for t in c.tags)
-        self.query_word = {t: any(anchor_hits(a, tag_stems(t)) for a in anchors)
+        self.query_word = {t: any(text_hits(a, _tag_text(t)) for a in anchors)
                            for t in self.count}
 
     def on_topic(self, c: Candidate) -> bool:

@@ -28,6 +28,7 @@ from engram.workspace import Root, Roots
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
 SCHEMA = 9  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned
 _FIELDS = tuple(f.name for f in fields(Memory))
+_DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -80,6 +81,10 @@ class RootIndex:
         self._ino = self._cache_inode()
         self._fresh = False
         self._quick = False
+        # Document frequencies for evidence pruning, valid while the data is unchanged.
+        self._df_version: tuple[int, int] = (-1, -1)
+        self._df: dict[str, int] = {}
+        self._n = 0
 
     def _open(self) -> sqlite3.Connection:
         path = self.root.cache_dir / "index.sqlite"
@@ -279,6 +284,20 @@ class RootIndex:
                         (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
                          " ".join(mem.triggers), mem.body))
         docs.put(self.db, int(cur.lastrowid or 0), mem)
+
+    def doc_freq(self, anchors: Sequence[str]) -> tuple[dict[str, int], int]:
+        """`docs.doc_freq`, cached until the data changes: SQLite's `data_version` moves on
+        another connection's commit and `total_changes` on this one's, so a long-lived process
+        (the MCP server) reuses counts between calls and never keeps stale ones."""
+        version = (int(self.db.execute("PRAGMA data_version").fetchone()[0]),
+                   self.db.total_changes)
+        if version != self._df_version or len(self._df) > _DF_CACHE:
+            self._df_version, self._df = version, {}
+            self._n = docs.memory_count(self.db)
+        missing = [a for a in anchors if a not in self._df]
+        if missing:
+            self._df.update(docs.doc_freq(self.db, missing, self._n))
+        return {a: self._df[a] for a in anchors}, self._n
 
     def usable(self) -> bool:
         """False once the cache file this connection uses was deleted or replaced."""

@@ -64,13 +64,16 @@ class Candidate:
     scope: str
     type: str
     bm25: float  # positive, larger is better
-    field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
-    strong_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers alone
+    # Stems of id, title, tags, triggers and body, and of id, title, tags and triggers alone,
+    # each as one space-padded string: a substring test finds an anchor without building sets.
+    field_text: str = ""
+    strong_text: str = ""
     tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
     updated: str = ""
     tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
     score: float = 0.0
     matched: list[str] = field(default_factory=list)
+    strong: list[str] = field(default_factory=list)  # matched in id, title, tags or triggers
 
 
 def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
@@ -78,6 +81,13 @@ def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
     if anchor in stems or len(anchor) < MIN_PREFIX:
         return anchor in stems
     return any(s.startswith(anchor) for s in stems)
+
+
+def text_hits(anchor: str, padded: str) -> bool:
+    """`anchor_hits` over a space-padded string of stems (`" a b c "`)."""
+    if len(anchor) < MIN_PREFIX:
+        return f" {anchor} " in padded
+    return f" {anchor}" in padded
 
 
 def recency(updated: str, today: dt.date) -> float:
@@ -127,6 +137,8 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
 
 
 def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
-    """Record which anchors each candidate matched (reported by explain and search only)."""
+    """Record which anchors each candidate matched, and which of those in its id, title, tags
+    or triggers (explain and search report them; evidence pruning weighs them)."""
     for c in cands:
-        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]
+        c.matched = [a for a in anchors if text_hits(a, c.field_text)]
+        c.strong = [a for a in c.matched if text_hits(a, c.strong_text)]

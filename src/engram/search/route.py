@@ -37,7 +37,7 @@ from engram.workspace import Roots
 
 RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 32
-_NO_STEMS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_NO_STEMS = ("", "")
 
 
 @dataclass
@@ -160,7 +160,7 @@ class Router:
                                                   if c.scope == scope])
             for c in head:
                 if c.scope == scope:
-                    c.field_stems, c.strong_stems = stems.get(rowids[c.key], _NO_STEMS)
+                    c.field_text, c.strong_text = stems.get(rowids[c.key], _NO_STEMS)
         mark_matched(head, terms)
         return ranked
 
@@ -169,7 +169,7 @@ class Router:
         df: Counter[str] = Counter()
         n = 0
         for part in self.parts.values():
-            got, count = docs.doc_freq(part.db, terms)
+            got, count = part.doc_freq(terms)
             df.update(got)
             n += count
         return dict(df), n
@@ -184,7 +184,7 @@ class Router:
         ranked = self.rank(routed.anchors, found, head_size=len(found))
         if ranked:
             df, n = self.doc_freq(routed.anchors)
-            pruned = prune(ranked, routed.anchors, df, n, _tag_stems)
+            pruned = prune(ranked, routed.anchors, df, n)
             ranked, routed.pruned = pruned.kept, pruned.dropped
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
