@@ -77,7 +77,7 @@ def _stemmed(text: str) -> str:
 class Extras:
     """What reranking and selection need about a candidate, without decoding its JSON."""
 
-    tag_stems: frozenset[str]
+    tag_text: str  # stems of tags and triggers, space-padded (rank.text_hits)
     tags: tuple[str, ...]
     depends_on: tuple[str, ...]
 
@@ -253,7 +253,7 @@ def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extr
     marks = ", ".join("?" * len(rowids))
     sql = (f"SELECT rowid, tag_stems, tags_raw, depends_raw FROM route_fts "  # noqa: S608
            f"WHERE rowid IN ({marks})")
-    return {int(r[0]): Extras(frozenset(str(r[1]).split()),
+    return {int(r[0]): Extras(f" {r[1]} ",
                               tuple(t for t in str(r[2]).split(_SEP) if t),
                               tuple(t for t in str(r[3]).split(_SEP) if t))
             for r in conn.execute(sql, tuple(rowids))}

@@ -69,8 +69,11 @@ def foreign_query(cands: Sequence[Candidate], w: Mapping[str, float],
 
 
 def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, int],
-          n: int) -> Pruned:
-    """Apply the three rules to reranked candidates (best first, `matched` filled in)."""
+          n: int, keep: int | None = None) -> Pruned:
+    """Apply the three rules to reranked candidates (best first, `matched` filled in).
+
+    With `keep`, candidates after the first `keep` kept ones are kept unjudged: selection never
+    looks past them, so judging them would only cost time."""
     out = Pruned()
     w = {a: idf(df.get(a, 0), n) for a in anchors}
     if not cands:
@@ -89,13 +92,18 @@ def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, i
         else:
             survivors.append(c)
     topics = _Topics(cands, anchors)
-    on = [c for c in survivors if topics.on_topic(c)]
-    on_keys = {c.key for c in on}
-    shared = {t for c in on for t in topics.topic_tags(c)}
+    on: list[Candidate] | None = None  # worked out only once some candidate is off topic
+    shared: set[str] = set()
     for c in survivors:
+        if (keep is not None and len(out.kept) >= keep) or topics.on_topic(c):
+            out.kept.append(c)
+            continue
+        if on is None:
+            on = [d for d in survivors if topics.on_topic(d)]
+            shared = {t for d in on for t in topics.topic_tags(d)}
         # Sharing a topic with an on-topic memory puts a memory on topic too.
-        stays = c.key in on_keys or any(t in shared for t in topics.topic_tags(c))
-        reason = None if stays else _off_topic(c, survivors, on, ev)
+        linked = any(t in shared for t in topics.topic_tags(c))
+        reason = None if linked else _off_topic(c, survivors, on, ev)
         if reason is None:
             out.kept.append(c)
         else:
@@ -113,17 +121,28 @@ class _Topics:
 
     def __init__(self, cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
         self.count = Counter(t for c in cands for t in c.tags)
-        self.query_word = {t: any(text_hits(a, _tag_text(t)) for a in anchors)
-                           for t in self.count}
+        self.anchors = anchors
+        self._query_word: dict[str, bool] = {}
+        self._on: dict[str, bool] = {}
+
+    def query_word(self, tag: str) -> bool:
+        got = self._query_word.get(tag)
+        if got is None:
+            got = self._query_word[tag] = any(text_hits(a, _tag_text(tag))
+                                              for a in self.anchors)
+        return got
 
     def on_topic(self, c: Candidate) -> bool:
         """Most tags are query words or carried by another candidate (untagged: can't tell)."""
-        near = sum(1 for t in c.tags if self.query_word[t] or self.count[t] > 1)
-        return not c.tags or near >= TOPIC_SHARE * len(c.tags)
+        got = self._on.get(c.key)
+        if got is None:
+            near = sum(1 for t in c.tags if self.count[t] > 1 or self.query_word(t))
+            got = self._on[c.key] = not c.tags or near >= TOPIC_SHARE * len(c.tags)
+        return got
 
     def topic_tags(self, c: Candidate) -> list[str]:
         """Tags that are not query words: sharing a query word shares only the query."""
-        return [t for t in c.tags if not self.query_word[t]]
+        return [t for t in c.tags if not self.query_word(t)]
 
 
 def _off_topic(c: Candidate, cands: Sequence[Candidate], on: Sequence[Candidate],

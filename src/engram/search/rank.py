@@ -68,7 +68,7 @@ class Candidate:
     # each as one space-padded string: a substring test finds an anchor without building sets.
     field_text: str = ""
     strong_text: str = ""
-    tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
+    tag_text: str = ""  # stems of tags and triggers, space-padded
     updated: str = ""
     tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
     score: float = 0.0
@@ -126,7 +126,7 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     """Apply the boosts and return candidates best first (ties: workspace, then id)."""
     support = neighbour_support(cands)
     for c in cands:
-        tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
+        tag_hits = sum(1 for a in anchors if text_hits(a, c.tag_text))
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
         c.score = c.bm25 * (1.0 + boost) * (1.0 + NEIGHBOUR_BOOST * support[c.key])
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))

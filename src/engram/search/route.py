@@ -100,7 +100,7 @@ class Router:
             rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
             got = docs.extras_of(part.db, [d.rowid for d in rows])
             for d in rows:
-                self._extras[d.key] = got.get(d.rowid) or docs.Extras(frozenset(), (), ())
+                self._extras[d.key] = got.get(d.rowid) or docs.Extras("", (), ())
 
     def _shadowed(self, d: Doc) -> bool:
         ws = self.parts.get("workspace")
@@ -150,7 +150,7 @@ class Router:
         for d, score in found:
             ex = self._extras[d.key]
             cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                                   tag_stems=ex.tag_stems, updated=d.updated,
+                                   tag_text=ex.tag_text, updated=d.updated,
                                    tags=frozenset(t.lower() for t in ex.tags)))
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
         head = ranked[:head_size]
@@ -184,7 +184,7 @@ class Router:
         ranked = self.rank(routed.anchors, found, head_size=len(found))
         if ranked:
             df, n = self.doc_freq(routed.anchors)
-            pruned = prune(ranked, routed.anchors, df, n)
+            pruned = prune(ranked, routed.anchors, df, n, keep=limit)
             ranked, routed.pruned = pruned.kept, pruned.dropped
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
