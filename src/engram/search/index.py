@@ -16,7 +16,6 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 from engram.errors import IntegrityError, InvalidMemoryError
@@ -71,6 +70,33 @@ class FileFacts:
     data: str | None
 
 
+def _rebuild_schema(db: sqlite3.Connection) -> None:
+    """Replace a new or other-version index in place, under the write lock.
+
+    Several processes may open a fresh cache at once; deleting the file under another process's
+    connection corrupts what it writes, so the tables are dropped and recreated instead, and a
+    process that waited for the lock finds the work done."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+            # Virtual tables first: dropping one drops its shadow tables with it.
+            for virtual in (True, False):
+                names = [str(r[0]) for r in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite_%' AND (sql LIKE 'CREATE VIRTUAL%') = ?",
+                    (virtual,))]
+                for name in names:
+                    db.execute(f'DROP TABLE IF EXISTS "{name}"')
+            for statement in _DDL.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 class RootIndex:
     """The index of one root."""
 
@@ -94,15 +120,7 @@ class RootIndex:
                                  check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                db.close()
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        Path(f"{path}{suffix}").unlink()
-                db = sqlite3.connect(path, timeout=10, isolation_level=None,
-                                     check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(_DDL)
-                db.execute(f"PRAGMA user_version={SCHEMA}")
+                _rebuild_schema(db)
         except (OSError, sqlite3.Error):
             # Read-only or broken cache: an in-memory index still gives correct answers.
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
