@@ -176,7 +176,8 @@ def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
             for_search: bool = False, hidden: bool = False) -> list[tuple[Doc, float]]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
-    `hidden=True`, hides), with BM25 scores (positive, best first).
+    `hidden=True`, hides), with BM25 scores (positive, best first). Every returned row has
+    passed the policy's own check, so callers need not check again.
 
     BM25 runs inside FTS5 on the index alone; only the top rows are joined with `mem` and
     checked against the policy, widening the window when too many of them are hidden.
@@ -211,7 +212,12 @@ def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Po
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
            f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
     rows = conn.execute(sql, (fts_query(match, for_search=True), *params, limit))
-    return [(_doc(scope, row[1:]), float(row[0])) for row in rows]
+    found = [(_doc(scope, row[1:]), float(row[0])) for row in rows]
+    if hidden:
+        return found
+    # The policy itself has the last word, as on the fast path.
+    check = policy.search_hidden_reason if for_search else policy.hidden_reason
+    return [(d, s) for d, s in found if check(d) is None]
 
 
 def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,

@@ -28,10 +28,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from engram.search.rank import Candidate, text_hits
-from engram.search.terms import stems
+from engram.search.rank import Candidate, tag_text, text_hits
 
 BODY_WEIGHT = 0.5  # a body-only match is half the evidence of an id/title/tag/trigger match
 MIN_SHARE = 1 / 3  # rule 2: keep candidates with at least a third of the best one's evidence
@@ -111,11 +109,6 @@ def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, i
     return out
 
 
-@lru_cache(maxsize=8192)
-def _tag_text(tag: str) -> str:
-    return f" {' '.join(stems(tag))} "
-
-
 class _Topics:
     """Tag facts of one candidate pool: which tags are query words, which several carry."""
 
@@ -128,7 +121,7 @@ class _Topics:
     def query_word(self, tag: str) -> bool:
         got = self._query_word.get(tag)
         if got is None:
-            got = self._query_word[tag] = any(text_hits(a, _tag_text(tag))
+            got = self._query_word[tag] = any(text_hits(a, tag_text(tag))
                                               for a in self.anchors)
         return got
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from engram.search.terms import GENERIC_WORDS
+from engram.search.terms import GENERIC_WORDS, stems
 from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
@@ -88,6 +89,12 @@ def text_hits(anchor: str, padded: str) -> bool:
     if len(anchor) < MIN_PREFIX:
         return f" {anchor} " in padded
     return f" {anchor}" in padded
+
+
+@lru_cache(maxsize=8192)
+def tag_text(tag: str) -> str:
+    """A tag's stems, space-padded for `text_hits`."""
+    return f" {' '.join(stems(tag))} "
 
 
 def recency(updated: str, today: dt.date) -> float:

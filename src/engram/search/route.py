@@ -13,7 +13,6 @@ import datetime as dt
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from engram.config import Settings
 from engram.search import docs
@@ -23,15 +22,15 @@ from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
-    anchor_hits,
     mark_matched,
     match_expression,
     rerank,
+    tag_text,
+    text_hits,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
@@ -127,7 +126,6 @@ class Router:
                 ids = [d.id for d, _ in rows]
                 ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
             kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
-            kept = [(d, s) for d, s in kept if self._hidden(d, for_search) is None]
             found += kept
             total += len(kept) if len(rows) < pool else docs.count_matches(
                 part.db, expr, self.policy, for_search=for_search) - (len(rows) - len(kept))
@@ -233,10 +231,14 @@ class Router:
         counts: Counter[str] = Counter()
         for d in pool:
             counts.update({t.lower() for t in self.extras(d).tags})
-        useful = [(n, t) for t, n in counts.items()
-                  if n < len(pool) and not any(anchor_hits(a, _tag_stems(t))
-                                               for a in routed.anchors)]
-        return [t for _, t in sorted(useful, key=lambda nt: (-nt[0], nt[1]))[:5]]
+        out: list[str] = []
+        # Most common first, so only the tags that could be listed are checked against anchors.
+        for t, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0])):
+            if n < len(pool) and not any(text_hits(a, tag_text(t)) for a in routed.anchors):
+                out.append(t)
+                if len(out) == 5:
+                    break
+        return out
 
 
 # A long-lived process (the MCP server) reuses its index connections between calls; each call
@@ -269,8 +271,3 @@ def active_variant(settings: Settings) -> str:
     if settings.get("rule_variants.enabled"):
         return str(settings.get("rule_variants.active"))
     return "balanced"
-
-
-@lru_cache(maxsize=4096)
-def _tag_stems(tag: str) -> frozenset[str]:
-    return frozenset(stems(tag))
