@@ -2,7 +2,8 @@
 
 Steps: anchors from the task (terms.py) → FTS5 candidates per root with BM25 (docs.py) → the
 workspace shadows a global memory with the same id → visibility (visibility.py) → boosts and
-order (rank.py) → top `load.limit` plus `depends_on` prerequisites in order (select.py). Only
+order (rank.py) → evidence pruning (evidence.py) → top `load.limit` plus `depends_on`
+prerequisites in order (select.py). Only
 the few candidates that get reranked have their stored JSON decoded, so a load touches a handful
 of rows even at 10,000 memories. This module reads the index; it does not render or read files.
 """
