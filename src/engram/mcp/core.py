@@ -1,0 +1,153 @@
+"""The one seam between the server and the engine: what the MCP handlers may ask of the core.
+
+`Core` is the protocol the handlers call; `EngineCore` implements it over the read path
+(`engram.search.api`), the write path (`engram.proposals.api`) and integrity/status
+(`engram.store`), importing each lazily so `initialize` answers before the engine is loaded.
+Tests pass their own `Core` to exercise the protocol layer without the engine.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from engram.outcome import Outcome
+    from engram.workspace import Roots
+
+
+class ProposalItem(Protocol):
+    """One numbered candidate as the approval dialog shows it (never its memory text)."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def verdict(self) -> str: ...  # "ADD", "UPDATE x", …; "workspace: ADD; global: …" for both
+    @property
+    def id(self) -> str: ...
+    @property
+    def writable(self) -> bool: ...
+
+
+class Proposal(Protocol):
+    @property
+    def token(self) -> str: ...
+    @property
+    def items(self) -> Sequence[ProposalItem]: ...
+    @property
+    def data(self) -> dict[str, Any]: ...  # a note's {id, valid_until}
+
+    def outcome(self) -> Outcome: ...
+
+
+class Core(Protocol):
+    """Every engine operation a tool, resource or prompt needs; each returns an Outcome."""
+
+    def workspace_key(self) -> str: ...
+    def load(self, args: dict[str, Any]) -> Outcome: ...
+    def route(self, task: str) -> Outcome: ...
+    def search(self, query: str, limit: int) -> Outcome: ...
+    def verify(self) -> Outcome: ...
+    def status(self) -> Outcome: ...
+    def propose(self, candidates: str, scope: str | None,
+                query_level: int | None) -> Proposal: ...
+    def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
+                    scope: str | None) -> Proposal: ...
+    def propose_note(self, text: str, objective: str | None, type_: str | None,
+                     scope: str | None) -> Proposal: ...
+    def commit(self, token: str, approve: str | list[int], scope: str | None) -> Outcome: ...
+    def decline(self, token: str) -> None: ...
+    def set_role(self, roles: list[str]) -> Outcome: ...
+    def set_rule_variant(self, variant: str) -> Outcome: ...
+    def index_text(self) -> str: ...
+    def memory_text(self, memory_id: str) -> str: ...
+    def top_by_usage(self, n: int) -> list[dict[str, Any]]: ...  # {id, title?, type?}
+    def resource_limit(self) -> int: ...
+
+
+class EngineCore:
+    """The real engine, resolved for one workspace; modules are imported on first use."""
+
+    def __init__(self, workspace: str | None) -> None:
+        self._workspace = workspace
+        self._roots: Roots | None = None
+
+    @property
+    def roots(self) -> Roots:
+        if self._roots is None:
+            from engram.workspace import resolve
+
+            self._roots = resolve(workspace=self._workspace)
+        return self._roots
+
+    @staticmethod
+    def _mod(name: str) -> Any:
+        return importlib.import_module(name)
+
+    def workspace_key(self) -> str:
+        return str(self.roots.workspace.path)
+
+    def resource_limit(self) -> int:
+        return self.roots.settings().int("mcp.resource_limit")
+
+    def load(self, args: dict[str, Any]) -> Outcome:
+        return self._mod("engram.search.api").load(  # type: ignore[no-any-return]
+            self.roots, query=args.get("query"), ids=args.get("id"),
+            budget_tokens=args.get("budget_tokens"),
+            disclosure=args.get("disclosure", "tiered"),
+            full=bool(args.get("full", False)), explain=bool(args.get("explain", False)))
+
+    def route(self, task: str) -> Outcome:
+        return self._mod("engram.search.api").route(self.roots, task)  # type: ignore[no-any-return]
+
+    def search(self, query: str, limit: int) -> Outcome:
+        api = self._mod("engram.search.api")
+        return api.search(self.roots, query, limit=limit)  # type: ignore[no-any-return]
+
+    def verify(self) -> Outcome:
+        return self._mod("engram.store.integrity").verify(self.roots)  # type: ignore[no-any-return]
+
+    def status(self) -> Outcome:
+        return self._mod("engram.status").status(self.roots)  # type: ignore[no-any-return]
+
+    def propose(self, candidates: str, scope: str | None, query_level: int | None) -> Proposal:
+        api = self._mod("engram.proposals.api")
+        return api.propose(  # type: ignore[no-any-return]
+            self.roots, candidates, scope=scope, query_level=query_level)
+
+    def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
+                    scope: str | None) -> Proposal:
+        api = self._mod("engram.proposals.api")
+        return api.propose(  # type: ignore[no-any-return]
+            self.roots, text, scope=scope, type=type_, role=role, context=context, single=True)
+
+    def propose_note(self, text: str, objective: str | None, type_: str | None,
+                     scope: str | None) -> Proposal:
+        api = self._mod("engram.proposals.api")
+        return api.propose_note(  # type: ignore[no-any-return]
+            self.roots, text, objective=objective, type=type_, scope=scope)
+
+    def commit(self, token: str, approve: str | list[int], scope: str | None) -> Outcome:
+        api = self._mod("engram.proposals.api")
+        return api.commit(self.roots, token, approve, scope=scope)  # type: ignore[no-any-return]
+
+    def decline(self, token: str) -> None:
+        self._mod("engram.proposals.api").decline(self.roots, token)
+
+    def set_role(self, roles: list[str]) -> Outcome:
+        api = self._mod("engram.proposals.api")
+        return api.set_role(self.roots, roles)  # type: ignore[no-any-return]
+
+    def set_rule_variant(self, variant: str) -> Outcome:
+        api = self._mod("engram.proposals.api")
+        return api.set_rule_variant(self.roots, variant)  # type: ignore[no-any-return]
+
+    def index_text(self) -> str:
+        return str(self._mod("engram.search.api").index_text(self.roots))
+
+    def memory_text(self, memory_id: str) -> str:
+        return str(self._mod("engram.search.api").memory_text(self.roots, memory_id))
+
+    def top_by_usage(self, n: int) -> list[dict[str, Any]]:
+        return list(self._mod("engram.search.api").top_by_usage(self.roots, n))

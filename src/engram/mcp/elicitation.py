@@ -1,0 +1,225 @@
+"""The approval dialog (§10.6): the form, the reading of the human's answer, sealed request states.
+
+A form lists the writable candidates by number, verdict and id - never memory text - with one
+boolean each, plus a save-scope choice only when the proposal targets `both` (narrowing only).
+`interpret` maps an answer to a `Decision`: accept exactly the ticked numbers, decline (also for
+an invalid answer), or fall back to the token flow (cancel, timeout, client error).
+`StateBox` seals MCP 2026-07-28 `requestState` values with HMAC-SHA256 under a per-process key,
+bound to tool, workspace and argument digest, expiring after 15 minutes; the approval token stays
+in this process, never in the state the client holds. Sending and waiting is server.py's job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from engram.mcp.protocol import REQUEST_STATE_TTL_S
+
+if TYPE_CHECKING:
+    from engram.mcp.core import ProposalItem
+    from engram.outcome import Outcome
+
+TITLE_MAX = 80
+
+
+class Form(NamedTuple):
+    kind: Literal["save", "note"]
+    message: str
+    schema: dict[str, Any]
+    numbers: tuple[int, ...]
+    scopes: tuple[str, ...] = ()
+
+
+class Decision(NamedTuple):
+    action: Literal["accept", "decline", "fallback"]
+    reason: str
+    numbers: tuple[int, ...] = ()
+    scope: str | None = None
+
+
+def verdict_kinds(verdict: str) -> str:
+    """'ADD' -> 'ADD'; 'workspace: ADD; global: UPDATE x' -> 'ADD/UPDATE' (no ids, no text)."""
+    kinds: list[str] = []
+    for part in verdict.split(";"):
+        words = part.split(":", 1)[-1].split()
+        if words and words[0] not in kinds:
+            kinds.append(words[0])
+    return "/".join(kinds) or "?"
+
+
+def targets_both(items: Sequence[ProposalItem]) -> bool:
+    """A proposal planned for both roots labels each verdict per scope."""
+    return any("workspace:" in i.verdict and "global:" in i.verdict for i in items)
+
+
+def save_form(items: Sequence[ProposalItem]) -> Form | None:
+    """The candidates form; None when nothing is writable (all NOOP: there is nothing to ask)."""
+    writable = [i for i in items if i.writable]
+    if not writable:
+        return None
+    props: dict[str, Any] = {}
+    for item in writable:
+        title = f"{item.number} {verdict_kinds(item.verdict)} {item.id}"
+        props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title), "default": True}
+    scopes = ("both", "workspace", "global") if targets_both(items) else ()
+    if scopes:
+        props["scope"] = {"type": "string", "title": "Save to", "enum": list(scopes),
+                          "default": "both"}
+    noop = [i for i in items if not i.writable]
+    where = " to both the workspace and the global memory" if scopes else ""
+    message = (f"Engram: approve saving {len(writable)} memory candidate(s){where}? "
+               "Untick any you do not want saved.")
+    if noop:
+        message += " Not shown, already known: " + ", ".join(f"{i.number} {i.verdict}"
+                                                             for i in noop)
+    schema = {"type": "object", "properties": props}
+    return Form("save", _clip(message, 400), schema, tuple(i.number for i in writable), scopes)
+
+
+def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | None:
+    if not items or not items[0].writable:
+        return None
+    note_id = items[0].id
+    until = f" until {valid_until}" if valid_until else ""
+    schema = {"type": "object", "properties": {
+        "save": {"type": "boolean", "title": _clip(f"Save working note {note_id}"),
+                 "default": True}}}
+    return Form("note", f"Engram: keep the task note {note_id}{until}?", schema,
+                (items[0].number,))
+
+
+def interpret(form: Form, answer: Any) -> Decision:
+    """Read an elicitation result (`{action, content}`) against the form it answers."""
+    if not isinstance(answer, dict) or answer.get("action") not in {"accept", "decline", "cancel"}:
+        return Decision("decline", "the dialog answer was not valid")
+    if answer["action"] == "decline":
+        return Decision("decline", "the human declined in the approval dialog")
+    if answer["action"] == "cancel":
+        return Decision("fallback", "the approval dialog was cancelled")
+    content = answer.get("content") or {}
+    if not isinstance(content, dict):
+        return Decision("decline", "the dialog answer was not valid")
+    allowed = set(form.schema["properties"])
+    if set(content) - allowed or not all(
+            isinstance(content[k], bool) for k in content if k != "scope"):
+        return Decision("decline", "the dialog answer was not valid")
+    scope = content.get("scope")
+    if scope is not None and scope not in form.scopes:
+        return Decision("decline", "the dialog answer chose a scope that was not offered")
+    if form.kind == "note":
+        if content.get("save", True) is not True:
+            return Decision("decline", "the human said no in the approval dialog")
+        return Decision("accept", "approved in the dialog", form.numbers)
+    chosen = tuple(n for n in form.numbers if content.get(f"c{n}", True) is True)
+    if not chosen:
+        return Decision("decline", "no candidate was selected in the approval dialog")
+    narrowed = scope if isinstance(scope, str) and scope != "both" else None
+    return Decision("accept", "approved in the dialog", chosen, narrowed)
+
+
+def args_digest(arguments: dict[str, Any]) -> str:
+    import hashlib
+
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class StateError(ValueError):
+    """A requestState that is forged, expired, reused or bound to something else."""
+
+
+class Pending(NamedTuple):
+    """What an open dialog needs on the retry: the proposal's token, its form, its token text."""
+
+    token: str
+    form: Form
+    fallback: Outcome
+
+
+class _Open(NamedTuple):
+    pending: Pending
+    expires: float
+
+
+class StateBox:
+    """Seals and opens request states; holds the token of each open dialog by nonce."""
+
+    def __init__(self, ttl: float = REQUEST_STATE_TTL_S,
+                 clock: Callable[[], float] = time.time, key: bytes | None = None) -> None:
+        self.ttl = ttl
+        self.clock = clock
+        self.key = key or os.urandom(32)  # per process: a restart invalidates open states
+        self._open: dict[str, _Open] = {}
+        self._lock = threading.Lock()
+
+    def seal(self, tool: str, workspace: str, digest: str, pending: Pending) -> str:
+        nonce = _b64(os.urandom(16))
+        expires = self.clock() + self.ttl
+        with self._lock:
+            self._prune()
+            self._open[nonce] = _Open(pending, expires)
+        payload = {"v": 1, "tool": tool, "ws": workspace, "args": digest, "n": nonce,
+                   "exp": round(expires, 3)}
+        body = _b64(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode())
+        return f"{body}.{_b64(self._mac(body))}"
+
+    def open(self, state: Any, tool: str, workspace: str, digest: str) -> Pending:
+        """Return the pending dialog of a valid state and consume it; raise StateError if not."""
+        payload = self._verified(state)
+        if payload.get("exp", 0) < self.clock():
+            raise StateError("requestState has expired; call the tool again to re-propose")
+        if (payload.get("tool"), payload.get("ws"), payload.get("args")) != \
+                (tool, workspace, digest):
+            raise StateError("requestState does not match this tool, workspace and arguments")
+        with self._lock:
+            entry = self._open.pop(str(payload.get("n")), None)
+        if entry is None:
+            raise StateError("requestState was already used or belongs to another server run")
+        return entry.pending
+
+    def _verified(self, state: Any) -> dict[str, Any]:
+        import base64
+        import hmac
+
+        if not isinstance(state, str) or state.count(".") != 1:
+            raise StateError("requestState is malformed")
+        body, mac = state.split(".")
+        try:
+            given = base64.urlsafe_b64decode(mac + "=" * (-len(mac) % 4))
+        except ValueError as exc:
+            raise StateError("requestState is malformed") from exc
+        if not hmac.compare_digest(given, self._mac(body)):
+            raise StateError("requestState failed its integrity check")
+        try:
+            payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        except ValueError as exc:
+            raise StateError("requestState is malformed") from exc
+        if not isinstance(payload, dict):
+            raise StateError("requestState is malformed")
+        return payload
+
+    def _mac(self, body: str) -> bytes:
+        import hashlib
+        import hmac
+
+        return hmac.new(self.key, body.encode("utf-8"), hashlib.sha256).digest()
+
+    def _prune(self) -> None:
+        now = self.clock()
+        for nonce in [n for n, e in self._open.items() if e.expires < now]:
+            del self._open[nonce]
+
+
+def _b64(raw: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _clip(text: str, limit: int = TITLE_MAX) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
