@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 from engram.search.index import MemoryIndex
@@ -56,3 +57,24 @@ def test_fts_finds_stemmed_terms_and_workspace_wins(project: Path, tmp_path: Pat
         idx.close()
     finally:
         mp.undo()
+
+
+def test_an_index_of_another_schema_version_is_rebuilt_in_place(project: Path) -> None:
+    root = project / ".agents" / ".engram"
+    write_memory(root, "first-rule")
+    assert set(_ids(project)) == {"first-rule"}
+    cache = root / ".cache" / "index.sqlite"
+    inode = cache.stat().st_ino
+    db = sqlite3.connect(cache)
+    db.execute("CREATE TABLE leftover(x)")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    write_memory(root, "second-rule")
+    assert set(_ids(project)) == {"first-rule", "second-rule"}
+    db = sqlite3.connect(cache)
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    db.close()
+    assert "leftover" not in names and "route_fts" in names
+    # Rebuilt in the same file: a concurrent opener's connection is never pulled from under it.
+    assert cache.stat().st_ino == inode

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engram.search.rank import COLUMNS, WEIGHTS, kind_words
+from engram.search.rank import COLUMNS, MIN_PREFIX, WEIGHTS, kind_words
 from engram.search.terms import STOP_WORDS, stems
 from engram.search.visibility import Policy
 from engram.store.model import Memory
@@ -77,7 +77,7 @@ def _stemmed(text: str) -> str:
 class Extras:
     """What reranking and selection need about a candidate, without decoding its JSON."""
 
-    tag_stems: frozenset[str]
+    tag_text: str  # stems of tags and triggers, space-padded (rank.text_hits)
     tags: tuple[str, ...]
     depends_on: tuple[str, ...]
 
@@ -176,7 +176,8 @@ def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
             for_search: bool = False, hidden: bool = False) -> list[tuple[Doc, float]]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
-    `hidden=True`, hides), with BM25 scores (positive, best first).
+    `hidden=True`, hides), with BM25 scores (positive, best first). Every returned row has
+    passed the policy's own check, so callers need not check again.
 
     BM25 runs inside FTS5 on the index alone; only the top rows are joined with `mem` and
     checked against the policy, widening the window when too many of them are hidden.
@@ -211,7 +212,12 @@ def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Po
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
            f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
     rows = conn.execute(sql, (fts_query(match, for_search=True), *params, limit))
-    return [(_doc(scope, row[1:]), float(row[0])) for row in rows]
+    found = [(_doc(scope, row[1:]), float(row[0])) for row in rows]
+    if hidden:
+        return found
+    # The policy itself has the last word, as on the fast path.
+    check = policy.search_hidden_reason if for_search else policy.hidden_reason
+    return [(d, s) for d, s in found if check(d) is None]
 
 
 def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
@@ -253,19 +259,46 @@ def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extr
     marks = ", ".join("?" * len(rowids))
     sql = (f"SELECT rowid, tag_stems, tags_raw, depends_raw FROM route_fts "  # noqa: S608
            f"WHERE rowid IN ({marks})")
-    return {int(r[0]): Extras(frozenset(str(r[1]).split()),
+    return {int(r[0]): Extras(f" {r[1]} ",
                               tuple(t for t in str(r[2]).split(_SEP) if t),
                               tuple(t for t in str(r[3]).split(_SEP) if t))
             for r in conn.execute(sql, tuple(rowids))}
 
 
-def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, frozenset[str]]:
-    """Every stem of id, title, tags, triggers and body (to report which anchors matched)."""
+def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """Per row, as space-padded strings: every stem of id, title, tags, triggers and body (which
+    anchors matched), and the stems of id, title, tags and triggers alone (where they did)."""
     if not rowids:
         return {}
     marks = ", ".join("?" * len(rowids))
-    sql = f"SELECT rowid, field_stems FROM route_fts WHERE rowid IN ({marks})"  # noqa: S608
-    return {int(r[0]): frozenset(str(r[1]).split()) for r in conn.execute(sql, tuple(rowids))}
+    sql = ("SELECT rowid, field_stems, ident, title, tag_stems FROM route_fts "  # noqa: S608
+           f"WHERE rowid IN ({marks})")
+    return {int(r[0]): (f" {r[1]} ", f" {r[2]} {r[3]} {r[4]} ")
+            for r in conn.execute(sql, tuple(rowids))}
+
+
+def memory_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
+
+
+def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[str, int]:
+    """How many indexed memories hold each anchor the way the MATCH query meets it (exact, long
+    ones also as a prefix), capped at `n` memories. Hidden rows count too: this measures how
+    common a word is in the store (for IDF), not what routing may show. FTS5's vocabulary
+    table answers from the index's term list without touching any row."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
+                 "USING fts5vocab(main, route_fts, 'row')")
+    out: dict[str, int] = {}
+    for a in anchors:
+        if len(a) >= MIN_PREFIX:
+            # Several words sharing the prefix in one memory count once each: hence the cap.
+            row = conn.execute("SELECT sum(doc) FROM temp.route_vocab WHERE term >= ? "
+                               "AND term < ?", (a, a + "\uffff")).fetchone()
+        else:
+            row = conn.execute("SELECT doc FROM temp.route_vocab WHERE term = ?",
+                               (a,)).fetchone()
+        out[a] = min(n, int(row[0] or 0)) if row else 0
+    return out
 
 
 def data_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:

@@ -2,8 +2,8 @@
 
 Per selected memory: score, matched anchor terms, the dependant that pulled a prerequisite in,
 and its tier (body, card, omitted). Per candidate left out: beyond the limit, displaced by a
-prerequisite, or hidden (and why). Also the messages for empty routes and the search result
-lines. This module formats what routing decided; it decides nothing.
+prerequisite, pruned on evidence, or hidden (and why). Also the messages for empty routes and
+the search result lines. This module formats what routing decided; it decides nothing.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def omitted(routed: Routed) -> list[tuple[str, str]]:
     for rank, c in enumerate(routed.ranked, 1):
         if c.key not in chosen and c.key not in routed.selection.dropped:
             out.append((c.key, f"rank {rank}: beyond load.limit"))
+    out += [(k, f"pruned: {r}") for k, r in routed.pruned]
     out += [(k, f"hidden: {r}") for k, r in routed.hidden]
     return out
 

@@ -16,7 +16,6 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
 
 from engram.errors import IntegrityError, InvalidMemoryError
@@ -28,6 +27,7 @@ from engram.workspace import Root, Roots
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
 SCHEMA = 9  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned
 _FIELDS = tuple(f.name for f in fields(Memory))
+_DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -70,6 +70,33 @@ class FileFacts:
     data: str | None
 
 
+def _rebuild_schema(db: sqlite3.Connection) -> None:
+    """Replace a new or other-version index in place, under the write lock.
+
+    Several processes may open a fresh cache at once; deleting the file under another process's
+    connection corrupts what it writes, so the tables are dropped and recreated instead, and a
+    process that waited for the lock finds the work done."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+            # Virtual tables first: dropping one drops its shadow tables with it.
+            for virtual in (True, False):
+                names = [str(r[0]) for r in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite_%' AND (sql LIKE 'CREATE VIRTUAL%') = ?",
+                    (virtual,))]
+                for name in names:
+                    db.execute(f'DROP TABLE IF EXISTS "{name}"')
+            for statement in _DDL.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 class RootIndex:
     """The index of one root."""
 
@@ -80,6 +107,10 @@ class RootIndex:
         self._ino = self._cache_inode()
         self._fresh = False
         self._quick = False
+        # Document frequencies for evidence pruning, valid while the data is unchanged.
+        self._df_version: tuple[int, int] = (-1, -1)
+        self._df: dict[str, int] = {}
+        self._n = 0
 
     def _open(self) -> sqlite3.Connection:
         path = self.root.cache_dir / "index.sqlite"
@@ -89,15 +120,7 @@ class RootIndex:
                                  check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                db.close()
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        Path(f"{path}{suffix}").unlink()
-                db = sqlite3.connect(path, timeout=10, isolation_level=None,
-                                     check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(_DDL)
-                db.execute(f"PRAGMA user_version={SCHEMA}")
+                _rebuild_schema(db)
         except (OSError, sqlite3.Error):
             # Read-only or broken cache: an in-memory index still gives correct answers.
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -279,6 +302,20 @@ class RootIndex:
                         (cur.lastrowid, mem.id.replace("-", " "), mem.title, " ".join(mem.tags),
                          " ".join(mem.triggers), mem.body))
         docs.put(self.db, int(cur.lastrowid or 0), mem)
+
+    def doc_freq(self, anchors: Sequence[str]) -> tuple[dict[str, int], int]:
+        """`docs.doc_freq`, cached until the data changes: SQLite's `data_version` moves on
+        another connection's commit and `total_changes` on this one's, so a long-lived process
+        (the MCP server) reuses counts between calls and never keeps stale ones."""
+        version = (int(self.db.execute("PRAGMA data_version").fetchone()[0]),
+                   self.db.total_changes)
+        if version != self._df_version or len(self._df) > _DF_CACHE:
+            self._df_version, self._df = version, {}
+            self._n = docs.memory_count(self.db)
+        missing = [a for a in anchors if a not in self._df]
+        if missing:
+            self._df.update(docs.doc_freq(self.db, missing, self._n))
+        return {a: self._df[a] for a in anchors}, self._n
 
     def usable(self) -> bool:
         """False once the cache file this connection uses was deleted or replaced."""

@@ -14,8 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from engram.search.terms import GENERIC_WORDS
+from engram.search.terms import GENERIC_WORDS, stems
 from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
@@ -64,12 +65,16 @@ class Candidate:
     scope: str
     type: str
     bm25: float  # positive, larger is better
-    field_stems: frozenset[str] = frozenset()  # stems of id, title, tags, triggers, body
-    tag_stems: frozenset[str] = frozenset()  # stems of tags and triggers
+    # Stems of id, title, tags, triggers and body, and of id, title, tags and triggers alone,
+    # each as one space-padded string: a substring test finds an anchor without building sets.
+    field_text: str = ""
+    strong_text: str = ""
+    tag_text: str = ""  # stems of tags and triggers, space-padded
     updated: str = ""
     tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
     score: float = 0.0
     matched: list[str] = field(default_factory=list)
+    strong: list[str] = field(default_factory=list)  # matched in id, title, tags or triggers
 
 
 def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
@@ -77,6 +82,19 @@ def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
     if anchor in stems or len(anchor) < MIN_PREFIX:
         return anchor in stems
     return any(s.startswith(anchor) for s in stems)
+
+
+def text_hits(anchor: str, padded: str) -> bool:
+    """`anchor_hits` over a space-padded string of stems (`" a b c "`)."""
+    if len(anchor) < MIN_PREFIX:
+        return f" {anchor} " in padded
+    return f" {anchor}" in padded
+
+
+@lru_cache(maxsize=8192)
+def tag_text(tag: str) -> str:
+    """A tag's stems, space-padded for `text_hits`."""
+    return f" {' '.join(stems(tag))} "
 
 
 def recency(updated: str, today: dt.date) -> float:
@@ -115,7 +133,7 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     """Apply the boosts and return candidates best first (ties: workspace, then id)."""
     support = neighbour_support(cands)
     for c in cands:
-        tag_hits = sum(1 for a in anchors if anchor_hits(a, c.tag_stems))
+        tag_hits = sum(1 for a in anchors if text_hits(a, c.tag_text))
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
         c.score = c.bm25 * (1.0 + boost) * (1.0 + NEIGHBOUR_BOOST * support[c.key])
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
@@ -126,6 +144,8 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
 
 
 def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
-    """Record which anchors each candidate matched (reported by explain and search only)."""
+    """Record which anchors each candidate matched, and which of those in its id, title, tags
+    or triggers (explain and search report them; evidence pruning weighs them)."""
     for c in cands:
-        c.matched = [a for a in anchors if anchor_hits(a, c.field_stems)]
+        c.matched = [a for a in anchors if text_hits(a, c.field_text)]
+        c.strong = [a for a in c.matched if text_hits(a, c.strong_text)]

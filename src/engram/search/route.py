@@ -2,7 +2,8 @@
 
 Steps: anchors from the task (terms.py) → FTS5 candidates per root with BM25 (docs.py) → the
 workspace shadows a global memory with the same id → visibility (visibility.py) → boosts and
-order (rank.py) → top `load.limit` plus `depends_on` prerequisites in order (select.py). Only
+order (rank.py) → evidence pruning (evidence.py) → top `load.limit` plus `depends_on`
+prerequisites in order (select.py). Only
 the few candidates that get reranked have their stored JSON decoded, so a load touches a handful
 of rows even at 10,000 memories. This module reads the index; it does not render or read files.
 """
@@ -13,29 +14,30 @@ import datetime as dt
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from engram.config import Settings
 from engram.search import docs
 from engram.search.docs import Doc, Extras
+from engram.search.evidence import prune
 from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
-    anchor_hits,
     mark_matched,
     match_expression,
     rerank,
+    tag_text,
+    text_hits,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
 RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 32
+_NO_STEMS = ("", "")
 
 
 @dataclass
@@ -50,6 +52,7 @@ class Routed:
     hidden: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
     missing: list[tuple[str, str]] = field(default_factory=list)  # (dependant key, missing id)
     narrow_tags: list[str] = field(default_factory=list)
+    pruned: list[tuple[str, str]] = field(default_factory=list)  # (key, reason), evidence.py
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -97,7 +100,7 @@ class Router:
             rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
             got = docs.extras_of(part.db, [d.rowid for d in rows])
             for d in rows:
-                self._extras[d.key] = got.get(d.rowid) or docs.Extras(frozenset(), (), ())
+                self._extras[d.key] = got.get(d.rowid) or docs.Extras("", (), ())
 
     def _shadowed(self, d: Doc) -> bool:
         ws = self.parts.get("workspace")
@@ -124,7 +127,6 @@ class Router:
                 ids = [d.id for d, _ in rows]
                 ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
             kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
-            kept = [(d, s) for d, s in kept if self._hidden(d, for_search) is None]
             found += kept
             total += len(kept) if len(rows) < pool else docs.count_matches(
                 part.db, expr, self.policy, for_search=for_search) - (len(rows) - len(kept))
@@ -140,25 +142,36 @@ class Router:
         return (self.policy.search_hidden_reason(d) if for_search
                 else self.policy.hidden_reason(d))
 
-    def rank(self, terms: list[str], found: list[tuple[Doc, float]]) -> list[Candidate]:
+    def rank(self, terms: list[str], found: list[tuple[Doc, float]],
+             head_size: int = MATCHED_FOR) -> list[Candidate]:
         self._load_extras([d for d, _ in found])
         cands = []
         for d, score in found:
             ex = self._extras[d.key]
             cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                                   tag_stems=ex.tag_stems, updated=d.updated,
+                                   tag_text=ex.tag_text, updated=d.updated,
                                    tags=frozenset(t.lower() for t in ex.tags)))
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
-        head = ranked[:MATCHED_FOR]
+        head = ranked[:head_size]
         rowids = {d.key: d.rowid for d, _ in found}
         for scope, part in self.parts.items():
             stems = docs.field_stems_of(part.db, [rowids[c.key] for c in head
                                                   if c.scope == scope])
             for c in head:
                 if c.scope == scope:
-                    c.field_stems = stems.get(rowids[c.key], frozenset())
+                    c.field_text, c.strong_text = stems.get(rowids[c.key], _NO_STEMS)
         mark_matched(head, terms)
         return ranked
+
+    def doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Document frequency of each anchor and the memory count, over every root."""
+        df: Counter[str] = Counter()
+        n = 0
+        for part in self.parts.values():
+            got, count = part.doc_freq(terms)
+            df.update(got)
+            n += count
+        return dict(df), n
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
@@ -166,7 +179,13 @@ class Router:
         found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
                                                                want_hidden=want_hidden)
         routed.docs = {d.key: d for d, _ in found}
-        routed.ranked = self.rank(routed.anchors, found)
+        # Every reranked candidate may reach the pack, so all of them get their matches.
+        ranked = self.rank(routed.anchors, found, head_size=len(found))
+        if ranked:
+            df, n = self.doc_freq(routed.anchors)
+            pruned = prune(ranked, routed.anchors, df, n, keep=limit)
+            ranked, routed.pruned = pruned.kept, pruned.dropped
+        routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
@@ -213,10 +232,14 @@ class Router:
         counts: Counter[str] = Counter()
         for d in pool:
             counts.update({t.lower() for t in self.extras(d).tags})
-        useful = [(n, t) for t, n in counts.items()
-                  if n < len(pool) and not any(anchor_hits(a, _tag_stems(t))
-                                               for a in routed.anchors)]
-        return [t for _, t in sorted(useful, key=lambda nt: (-nt[0], nt[1]))[:5]]
+        out: list[str] = []
+        # Most common first, so only the tags that could be listed are checked against anchors.
+        for t, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0])):
+            if n < len(pool) and not any(text_hits(a, tag_text(t)) for a in routed.anchors):
+                out.append(t)
+                if len(out) == 5:
+                    break
+        return out
 
 
 # A long-lived process (the MCP server) reuses its index connections between calls; each call
@@ -249,8 +272,3 @@ def active_variant(settings: Settings) -> str:
     if settings.get("rule_variants.enabled"):
         return str(settings.get("rule_variants.active"))
     return "balanced"
-
-
-@lru_cache(maxsize=4096)
-def _tag_stems(tag: str) -> frozenset[str]:
-    return frozenset(stems(tag))
