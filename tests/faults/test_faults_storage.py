@@ -40,14 +40,22 @@ def _seeded(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def _failing_writes(monkeypatch: pytest.MonkeyPatch, err: int) -> None:
     """Temp files of the write helper open fine, then the write fails like a full/RO disk."""
+    real_open: Callable[..., int] = os.open
     real_write: Callable[..., int] = os.write
+    temp_fds: set[int] = set()
+
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        fd = real_open(path, flags, *args, **kwargs)
+        if TMP_PREFIX in str(path):
+            temp_fds.add(fd)
+        return fd
 
     def write(fd: int, data: Any) -> int:
-        target = os.readlink(f"/proc/self/fd/{fd}") if os.path.exists("/proc/self/fd") else ""
-        if TMP_PREFIX in target:
+        if fd in temp_fds:
             raise OSError(err, os.strerror(err))
         return real_write(fd, data)
 
+    monkeypatch.setattr(os, "open", open_)
     monkeypatch.setattr(os, "write", write)
 
 
