@@ -42,6 +42,7 @@ def _failing_writes(monkeypatch: pytest.MonkeyPatch, err: int) -> None:
     """Temp files of the write helper open fine, then the write fails like a full/RO disk."""
     real_open: Callable[..., int] = os.open
     real_write: Callable[..., int] = os.write
+    real_close: Callable[[int], None] = os.close
     temp_fds: set[int] = set()
 
     def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
@@ -55,7 +56,12 @@ def _failing_writes(monkeypatch: pytest.MonkeyPatch, err: int) -> None:
             raise OSError(err, os.strerror(err))
         return real_write(fd, data)
 
+    def close(fd: int) -> None:
+        temp_fds.discard(fd)  # the number may be reused for another file
+        real_close(fd)
+
     monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "close", close)
     monkeypatch.setattr(os, "write", write)
 
 
