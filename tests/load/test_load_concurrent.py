@@ -54,6 +54,9 @@ class Reader(threading.Thread):
         i = 0
         while not self.stop.is_set():
             i += 1
+            if i % 5 == 4:
+                self.replies.append(self.call(i, "resources/read", {"uri": "engram://index"}))
+                continue
             if i % 2:
                 args: dict[str, Any] = {"query": "quokka fact"}
             else:

@@ -48,3 +48,21 @@ def test_a_hand_edited_file_is_still_skipped_after_the_wait(project: Path) -> No
     (root / rel).write_text(memory_text("lint-first", content="- Never lint."), encoding="utf-8")
     outcome = api.load(resolve(workspace=project), ids=["lint-first"])
     assert "SKIPPED" in outcome.text and "Never lint" not in outcome.text
+
+
+def test_the_index_resource_during_a_commit_lists_the_memory_not_skipped(project: Path) -> None:
+    from engram.search.resources import index_text
+
+    root = project / ".agents" / ".engram"
+    write_memory(root, "lint-first", content="- Always lint first.")
+    roots = resolve(workspace=project)
+    index_text(roots)
+    rel = "rules/quokka-rule.md"
+    text = memory_text("quokka-rule", content="- Always feed the quokka before standup.")
+    started = threading.Event()
+    writer = threading.Thread(target=_half_way_commit, args=(root, rel, text, started))
+    writer.start()
+    assert started.wait(5)
+    listed = index_text(roots)
+    writer.join()
+    assert "quokka-rule" in listed and "SKIPPED" not in listed
