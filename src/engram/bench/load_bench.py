@@ -136,7 +136,8 @@ def pipelined(project: Path, n: int, *, sample_at: int = 1000,
         reader.join(timeout=5)
         stdout.close()
     at_sample = next((kb for count, kb in samples if count >= sample_at), None)
-    return {"requests": n, "seconds": seconds, "rps": n / seconds, "errors": errors,
+    return {"requests": n, "sample_at": sample_at, "seconds": seconds, "rps": n / seconds,
+            "errors": errors,
             "missing": [i for i in range(n + 1) if answered[i] == 0],
             "duplicates": [i for i, c in answered.items() if c > 1],
             "rss_samples_kb": samples, "rss_at_sample_kb": at_sample, "rss_end_kb": end_kb,
@@ -214,7 +215,7 @@ def render(res: dict[str, Any]) -> list[str]:
         "| measure | value |", "|---|---:|",
         f"| throughput | {load['rps']:,.0f} requests/s |",
         f"| error replies | {load['errors']} |",
-        f"| RSS after the first third / 1,000 requests | {mb(load['rss_at_sample_kb'])} |",
+        f"| RSS at request {load['sample_at']:,} | {mb(load['rss_at_sample_kb'])} |",
         f"| RSS at the end | {mb(load['rss_end_kb'])} |",
         f"| RSS peak while streaming | {mb(load['rss_peak_kb'])} |",
         "", f"Commit latency (`proposals.api.commit`), {commit['writers']} concurrent writer "
