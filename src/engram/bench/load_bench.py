@@ -109,6 +109,8 @@ def pipelined(project: Path, n: int, *, sample_at: int = 1000,
                 window.release()
             if count >= n:
                 done.set()
+        for _ in range(MAX_IN_FLIGHT):  # the server is gone: never leave the sender blocked
+            window.release()
         done.set()
 
     reader = threading.Thread(target=read, daemon=True)
@@ -121,6 +123,8 @@ def pipelined(project: Path, n: int, *, sample_at: int = 1000,
         start = time.perf_counter()
         for i in range(1, n + 1):
             window.acquire()
+            if proc.poll() is not None:
+                break  # died: the missing ids say so
             stdin.write(_line(i, *mixed_request(i, ids)))
             stdin.flush()
         done.wait(timeout=max(60.0, n / 5))
