@@ -10,6 +10,7 @@ Nothing here asserts: tests/load/ does, from the same functions.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -131,7 +132,8 @@ def pipelined(project: Path, n: int, *, sample_at: int = 1000,
         seconds = time.perf_counter() - start
         end_kb = rss_kb(proc.pid)
     finally:
-        stdin.close()
+        with contextlib.suppress(OSError):  # a dead server's pipe
+            stdin.close()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
