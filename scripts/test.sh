@@ -3,9 +3,8 @@
 # ruff and mypy. One command on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
+[ -x .venv/bin/python ] || python3 -m venv .venv
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-.venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
 export PATH="$PWD/.venv/bin:$PATH"
 ruff check src tests

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from engram.store.integrity import check_root
+from engram.store.layout import init_root
 from engram.store.repo import Store
 from engram.workspace import Root
 from tests.conftest import REPO, subprocess_env
@@ -46,7 +47,7 @@ def _kill_once(root: Path, rng: random.Random, env: dict[str, str]) -> None:
 
 def test_kill_9_mid_write_leaves_old_or_new_files_and_a_named_mismatch(project: Path) -> None:
     root = project / ".agents" / ".engram"
-    root.mkdir(parents=True)
+    init_root(Root(root, "workspace"))  # hashes file exists even if the first write is killed
     env = subprocess_env(PYTHONPATH=f"{REPO / 'src'}:{REPO}")
     rng = random.Random(1234)
     store = Store(Root(root, "workspace"))

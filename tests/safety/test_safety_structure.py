@@ -10,7 +10,7 @@ from engram.safety import INJECTION_RULES, SECRET_RULES
 
 PACKAGE = Path(safety.__file__).resolve().parent
 REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "readme" / "safety.md"
+DOC = REPO / "docs" / "safety.md"
 
 
 def _imported_modules(path: Path) -> set[str]:

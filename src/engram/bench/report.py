@@ -58,10 +58,12 @@ RUNNERS: dict[str, Runner] = {
     "retrieval": _lazy("retrieval"),
     "latency": _lazy("latency"),
     "mcp": _lazy("mcp_bench"),
+    "hooks": _lazy("hook_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
     "retrieval": "Routing quality on the shipped fixture set (vs a grep baseline)",
     "latency": "Read path: load latency, cold process, peak memory, pack size",
     "mcp": "MCP server: cold start, tools/call round trip, idle memory",
+    "hooks": "Claude Code hook: cold `engram agent-hook` process per payload",
 }

@@ -14,7 +14,8 @@ from engram.outcome import Outcome
 if TYPE_CHECKING:
     from engram.cli.main import Context
 
-SUITES = ("store", "retrieval", "latency", "mcp")  # each is a row of engram.bench.report.RUNNERS
+# each is a row of engram.bench.report.RUNNERS
+SUITES = ("store", "retrieval", "latency", "mcp", "hooks")
 
 
 def configure_bench(p: argparse.ArgumentParser) -> None:

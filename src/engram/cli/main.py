@@ -23,32 +23,37 @@ if TYPE_CHECKING:
 
 # (command, module, stem, help, read command → gets --json)
 COMMANDS: list[tuple[str, str, str, str, bool]] = [
-    ("init", "engram.cli.init", "init", "create the memory layout (idempotent)", False),
-    ("verify", "engram.cli.integrity", "verify", "check every memory file against its hash", True),
-    ("rehash", "engram.cli.integrity", "rehash", "re-approve hand edits (update hashes)", True),
-    ("status", "engram.cli.status", "status", "show roots, counts, invalid files, config", True),
-    ("config", "engram.cli.config_cmd", "config", "get, set or list configuration", True),
-    ("save", "engram.cli.write", "save", "propose one memory; save it after approval", False),
-    ("save-session", "engram.cli.write", "save_session",
-     "propose several memories (stdin, --file or args); save after approval", False),
-    ("archive", "engram.cli.write", "archive", "move a memory to archive/ with a reason", False),
-    ("notes", "engram.cli.notes", "notes", "list or prune working notes", True),
-    ("promote", "engram.cli.notes", "promote", "make a working note durable (with approval)",
-     False),
-    ("set-role", "engram.cli.settings", "set_role", "set the roles whose memories load", False),
-    ("set-rule-variant", "engram.cli.settings", "set_rule_variant",
-     "rule variant mode: off|light|balanced|strict|status", False),
-    ("set-save-target", "engram.cli.settings", "set_save_target",
-     "default save target: workspace|global|both", False),
-    ("set-load-limit", "engram.cli.settings", "set_load_limit",
-     "memories routed per load: 1..32 or reset", False),
-    ("set-read", "engram.cli.settings", "set_read",
-     "hook read mode: startup|auto|always|manual|off", False),
-    ("bench", "engram.cli.bench", "bench", "measure speed, size and routing quality", False),
-    ("demo", "engram.cli.demo", "demo", "see Engram work end to end in a throwaway project", False),
-    ("load", "engram.cli.read", "load", "route a task to a token-budgeted memory pack", True),
-    ("route", "engram.cli.read", "route", "classify a task and list what it routes to", True),
-    ("search", "engram.cli.read", "search", "ranked lexical search over memories", True),
+    ('init', 'engram.cli.init', 'init', 'create the memory layout (idempotent)', False),
+    ('load', 'engram.cli.read', 'load', 'route a task to a token-budgeted memory pack', True),
+    ('route', 'engram.cli.read', 'route', 'classify a task and list what it routes to', True),
+    ('search', 'engram.cli.read', 'search', 'ranked lexical search over memories', True),
+    ('save', 'engram.cli.write', 'save', 'propose one memory; save it after approval', False),
+    ('save-session', 'engram.cli.write', 'save_session',
+     'propose several memories (stdin, --file or args); save after approval', False),
+    ('archive', 'engram.cli.write', 'archive', 'move a memory to archive/ with a reason', False),
+    ('notes', 'engram.cli.notes', 'notes', 'list or prune working notes', True),
+    ('promote', 'engram.cli.notes', 'promote',
+     'make a working note durable (with approval)', False),
+    ('verify', 'engram.cli.integrity', 'verify', 'check every memory file against its hash', True),
+    ('rehash', 'engram.cli.integrity', 'rehash', 're-approve hand edits (update hashes)', True),
+    ('status', 'engram.cli.status', 'status', 'show roots, counts, invalid files, config', True),
+    ('config', 'engram.cli.config_cmd', 'config', 'get, set or list configuration', True),
+    ('set-role', 'engram.cli.settings', 'set_role', 'set the roles whose memories load', False),
+    ('set-rule-variant', 'engram.cli.settings', 'set_rule_variant',
+     'rule variant mode: off|light|balanced|strict|status', False),
+    ('set-save-target', 'engram.cli.settings', 'set_save_target',
+     'default save target: workspace|global|both', False),
+    ('set-load-limit', 'engram.cli.settings', 'set_load_limit',
+     'memories routed per load: 1..32 or reset', False),
+    ('set-read', 'engram.cli.settings', 'set_read',
+     'hook read mode: startup|auto|always|manual|off', False),
+    ('link', 'engram.cli.link', 'link', 'connect an agent host (instructions, MCP, hooks)', True),
+    ('unlink', 'engram.cli.link', 'unlink', 'remove exactly what link added', True),
+    ('upgrade', 'engram.cli.upgrade', 'upgrade', 're-pin hosts, refresh blocks and hooks', True),
+    ('doctor', 'engram.cli.doctor', 'doctor', 'check config, roots and linked hosts', True),
+    ('agent-hook', 'engram.cli.hook', 'agent_hook', 'answer a host hook (stdin JSON)', False),
+    ('bench', 'engram.cli.bench', 'bench', 'measure speed, size and routing quality', False),
+    ('demo', 'engram.cli.demo', 'demo', 'see Engram work end to end in a throwaway project', False),
 ]
 ALIASES = {"ss": "save-session"}
 
@@ -121,6 +126,13 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
     return outcome.exit_code
 
 
+def _auto_repin() -> None:
+    """Re-pin linked hosts after a package update (SPEC §11.1); one stamp read when current."""
+    from engram.hosts.autopin import maybe_repin
+
+    maybe_repin()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # the hot path of scripts and host probes: import nothing else
@@ -139,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv[1:])
     ctx = Context(args)
     try:
+        if row[0] != "upgrade":
+            _auto_repin()
         return _emit(run(args, ctx), ctx.json)
     except EngramError as exc:
         from engram.outcome import failure

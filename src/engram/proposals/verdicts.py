@@ -36,7 +36,7 @@ from engram.proposals.similarity import (
 from engram.store.ids import title_from_text
 from engram.store.model import Memory
 
-# Calibrated on tests/proposals/fixtures (see docs/readme/write.md): SPEC defaults held.
+# Calibrated on tests/proposals/fixtures (see docs/saving.md): SPEC defaults held.
 NOOP_AT = 0.90
 UPDATE_AT = 0.60
 DUPLICATE_AT = 0.35

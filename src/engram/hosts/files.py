@@ -1,0 +1,158 @@
+"""Staged file edits for host configs, and the record of what `link` created.
+
+A `Bench` reads files through the edits staged so far (several steps may touch one file), so a
+whole link or unlink is computed before anything is written: an unparseable file aborts the run
+with every file byte-identical, and `--plan` simply never calls `apply`. `apply` backs up each
+user file once before its first change (`backup_once`), writes atomically, and deletes files and
+empty directories only when `link` created them.
+
+The record lives in the user config dir as `hosts.json` — not in a workspace, because global
+links touch files under HOME. It holds the links (host, scope, project) and, per file Engram
+created or extended, whether the file and which containers (JSON key paths) and directories
+were Engram's, so `unlink` can give the user's file back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram.errors import HostConfigError
+from engram.store.fileio import atomic_write, backup_once, remove
+
+STATE_FILE = "hosts.json"
+
+
+class State:
+    """`~/.engram/hosts.json`: links and what link created (files, containers, directories)."""
+
+    def __init__(self, config_dir: Path) -> None:
+        self.path = config_dir / STATE_FILE
+        self.data: dict[str, Any] = {"version": 1, "links": [], "created": {}}
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return  # a broken record only loses "created" knowledge; unlink then keeps files
+        if isinstance(loaded, dict):
+            self.data["links"] = [x for x in loaded.get("links", []) if isinstance(x, dict)]
+            created = loaded.get("created")
+            self.data["created"] = created if isinstance(created, dict) else {}
+
+    @property
+    def links(self) -> list[dict[str, Any]]:
+        links: list[dict[str, Any]] = self.data["links"]
+        return links
+
+    def record(self, path: Path) -> dict[str, Any]:
+        created: dict[str, Any] = self.data["created"]
+        fresh = {"file": False, "keys": [], "dirs": []}
+        entry: dict[str, Any] = created.setdefault(str(path), fresh)
+        return entry
+
+    def peek(self, path: Path) -> dict[str, Any]:
+        entry = self.data["created"].get(str(path))
+        return entry if isinstance(entry, dict) else {"file": False, "keys": [], "dirs": []}
+
+    def forget(self, path: Path) -> None:
+        self.data["created"].pop(str(path), None)
+
+    def add_link(self, link: dict[str, Any]) -> None:
+        self.remove_link(link)
+        self.links.append(link)
+
+    def remove_link(self, link: dict[str, Any]) -> None:
+        same = ("host", "scope", "project")
+        self.data["links"] = [x for x in self.links
+                              if any(x.get(k) != link.get(k) for k in same)]
+
+    def save(self) -> None:
+        atomic_write(self.path, json.dumps(self.data, indent=2, sort_keys=True) + "\n")
+
+
+@dataclass
+class Edit:
+    path: Path
+    before: str | None
+    after: str | None
+
+    @property
+    def action(self) -> str:
+        if self.before is None:
+            return "create"
+        return "delete" if self.after is None else "update"
+
+
+class Bench:
+    """Stages edits; reads see staged content. Nothing touches disk until `apply`."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.staged: dict[Path, Edit] = {}
+
+    def read(self, path: Path) -> str | None:
+        if path in self.staged:
+            return self.staged[path].after
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (UnicodeDecodeError, IsADirectoryError) as exc:
+            raise HostConfigError(f"{path}: not a UTF-8 text file", code="host.unparseable",
+                                  hint="fix or move the file by hand; Engram left it untouched") \
+                from exc
+
+    def _stage(self, path: Path, after: str | None) -> None:
+        if path not in self.staged:
+            self.staged[path] = Edit(path, self.read(path), after)
+        else:
+            self.staged[path].after = after
+
+    def write(self, path: Path, text: str) -> None:
+        if self.read(path) is None:
+            entry = self.state.record(path)
+            entry["file"] = True
+            entry["dirs"] = [str(d) for d in _missing_dirs(path)]
+        self._stage(path, text)
+
+    def delete(self, path: Path) -> None:
+        if self.read(path) is not None:
+            self._stage(path, None)
+
+    def created(self, path: Path) -> bool:
+        return bool(self.state.peek(path).get("file"))
+
+    def edits(self) -> list[Edit]:
+        return [e for e in self.staged.values() if e.before != e.after]
+
+    def apply(self) -> None:
+        dirs: set[str] = set()
+        for edit in self.edits():
+            if edit.after is None:
+                remove(edit.path)
+                dirs.update(self.state.peek(edit.path).get("dirs", []))
+                self.state.forget(edit.path)
+                continue
+            if edit.before is not None and not self.created(edit.path):
+                backup_once(edit.path)
+            atomic_write(edit.path, edit.after)
+        _remove_empty_dirs(dirs)
+        self.state.save()
+
+
+def _missing_dirs(path: Path) -> list[Path]:
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(parent)
+    return missing  # deepest first
+
+
+def _remove_empty_dirs(dirs: set[str]) -> None:
+    """Remove directories link created, deepest first, when nothing else lives in them."""
+    for d in sorted(dirs, key=lambda p: len(Path(p).parts), reverse=True):
+        with contextlib.suppress(OSError):  # not empty: the user keeps files there
+            Path(d).rmdir()

@@ -1,0 +1,217 @@
+"""The hook runtime behind `engram agent-hook --host claude` (SPEC §11.4).
+
+Claude Code sends one JSON payload on stdin per event; we answer with
+`{"hookSpecificOutput": {"hookEventName": …, "additionalContext": <routed pack>}}` or `{}`.
+SessionStart routes `ENGRAM_SESSION_OBJECTIVE`, else the branch name and the last commit subject,
+and falls back to one-line cards of rule memories; a prompt turn routes the prompt and, in the
+default `auto` mode, injects only when the routed pack differs from the last one injected in this
+session. The cache (`<workspace>/.cache/hooks.json`) holds hashes of session ids and packs, never
+prompt text. Any failure yields `{}`: a hook must never break its host.
+
+Routing itself is the read path's (`engram.search.api`); it is injected as a `Router` so this
+module can be tested and timed on its own. This module never writes memories.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram.config import Env
+from engram.store.fileio import atomic_write
+from engram.workspace import Roots, resolve
+
+EVENTS = ("SessionStart", "UserPromptSubmit")
+CACHE_FILE = "hooks.json"
+CACHE_SESSIONS = 64
+GIT_TIMEOUT_S = 0.5
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset({"the", "and", "for", "with", "from", "into", "are", "this", "that", "task",
+                   "work", "working"})
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A routed pack: the text to inject, all routed keys, and the ids shown as cards."""
+
+    text: str
+    keys: tuple[str, ...] = ()
+    card_ids: tuple[str, ...] = ()
+
+
+Router = Callable[[Roots, str], Pack]
+Cards = Callable[[Roots, int], str]
+
+
+def search_router(roots: Roots, query: str) -> Pack:
+    """The read path's `load` (tiered pack within `load.max_tokens`)."""
+    from engram.search import api  # the costly import: only when something routes
+
+    out = api.load(roots, query=query)
+    data = out.data
+    return Pack(out.text if data.get("selected_keys") else "",
+                tuple(data.get("selected_keys", ())), tuple(data.get("card_ids", ())))
+
+
+def rule_cards(roots: Roots, budget_tokens: int) -> str:
+    """One-line cards of rule memories from the index, as many as fit the budget."""
+    from engram.search import api
+
+    lines: list[str] = []
+    used = 0
+    for line in api.index_text(roots).splitlines():
+        if re.match(r"- \S+ \(rule, ", line):
+            cost = -(-(len(line) + 1) // 4)
+            if used + cost > budget_tokens:
+                break
+            lines.append(line)
+            used += cost
+    return "\n".join(lines)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+
+
+def _note_objective(path: Path) -> str | None:
+    try:
+        head = path.read_text(encoding="utf-8")[:4000]
+    except OSError:
+        return None
+    match = re.search(r"^objective:\s*(.+)$", head, re.MULTILINE)
+    return match.group(1).strip().strip("'\"") if match else None
+
+
+def filter_notes(roots: Roots, pack: Pack, objective: str | None) -> Pack:
+    """SessionStart shows a note card only when the session objective matches its objective."""
+    wanted = _words(objective or "")
+    text = pack.text
+    hidden: set[str] = set()
+    for card in pack.card_ids:
+        note = next((r.working_dir / f"{card}.md" for r in roots.existing()
+                     if (r.working_dir / f"{card}.md").is_file()), None)
+        if note is None:
+            continue
+        own = _words(_note_objective(note) or "")
+        if wanted and own and wanted <= own:
+            continue
+        hidden.add(card)
+        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(f"- {card} ("))
+    if hidden and all(key.split(":", 1)[-1] in hidden for key in pack.keys):
+        return Pack("")  # only notes routed, all hidden: a bare header would say nothing
+    return Pack(text, pack.keys, pack.card_ids)
+
+
+def _git_dir(project: Path) -> Path:
+    """`.git`, or where a worktree's `.git` file points (`gitdir: …`)."""
+    dot = project / ".git"
+    if dot.is_file():
+        line = dot.read_text(encoding="utf-8").strip()
+        if line.startswith("gitdir:"):
+            target = Path(line.removeprefix("gitdir:").strip())
+            return target if target.is_absolute() else project / target
+    return dot
+
+
+def session_query(env: Env, project: Path) -> str:
+    """ENGRAM_SESSION_OBJECTIVE, else the branch name plus the last commit subject."""
+    if env.session_objective:
+        return env.session_objective
+    parts: list[str] = []
+    try:
+        head = (_git_dir(project) / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    if head.startswith("ref: refs/heads/"):
+        parts.append(re.sub(r"[-_/.]+", " ", head.removeprefix("ref: refs/heads/")))
+    import subprocess  # only SessionStart without an objective pays for it
+
+    try:
+        done = subprocess.run(["git", "-C", str(project), "log", "-1", "--format=%s"],
+                              capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False)
+        if done.returncode == 0:
+            parts.append(done.stdout.strip())
+    except (OSError, subprocess.TimeoutExpired):
+        pass  # no git or a slow repository: the branch name alone still routes
+    return " ".join(p for p in parts if p)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Cache:
+    """Per-session hash of the last injected pack; session ids are hashed too."""
+
+    def __init__(self, roots: Roots) -> None:
+        self.path = roots.workspace.cache_dir / CACHE_FILE
+        try:
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            self.sessions: dict[str, Any] = dict(loaded.get("sessions", {}))
+        except (OSError, ValueError, AttributeError):
+            self.sessions = {}
+
+    def last(self, session: str) -> str | None:
+        entry = self.sessions.get(_digest(session)[:32])
+        return entry.get("pack") if isinstance(entry, dict) else None
+
+    def remember(self, session: str, pack_hash: str) -> None:
+        self.sessions[_digest(session)[:32]] = {"pack": pack_hash, "t": int(time.time())}
+        newest = sorted(self.sessions.items(), key=lambda kv: kv[1].get("t", 0), reverse=True)
+        self.sessions = dict(newest[:CACHE_SESSIONS])
+        if self.path.parent.parent.is_dir():  # only inside an existing root
+            atomic_write(self.path, json.dumps({"sessions": self.sessions}, sort_keys=True))
+
+
+def _output(event: str, text: str) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def respond(raw: str, env: Env, router: Router = search_router,
+            cards: Cards = rule_cards) -> dict[str, Any]:
+    """Answer one hook payload. Never raises for bad input (the CLI adds a last guard)."""
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return {}
+    if not isinstance(payload, dict) or payload.get("hook_event_name") not in EVENTS:
+        return {}
+    event = str(payload["hook_event_name"])
+    session = str(payload.get("session_id") or "")
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and Path(cwd).is_dir():
+        env = dataclasses.replace(env, cwd=Path(cwd))
+    roots = resolve(env)
+    if not roots.existing():
+        return {}
+    mode = roots.settings().get("read")
+    if mode in ("manual", "off") or (mode == "startup" and event != "SessionStart"):
+        return {}
+    cache = Cache(roots)
+    if event == "SessionStart":
+        query = session_query(env, roots.project)
+        pack = filter_notes(roots, router(roots, query), env.session_objective) if query \
+            else Pack("")
+        text = pack.text or cards(roots, roots.settings().int("load.max_tokens"))
+        cache.remember(session, _digest(text))
+        return _output(event, text)
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return {}
+    pack = router(roots, prompt)
+    if not pack.text.strip():
+        return {}
+    digest = _digest(pack.text)
+    if mode == "auto" and cache.last(session) == digest:
+        return {}
+    cache.remember(session, digest)
+    return _output(event, pack.text)

@@ -1,0 +1,280 @@
+"""`engram link` / `unlink` / `link list`: put Engram into a host, or take exactly it out again.
+
+One run stages every edit on a `Bench` (instruction block, Claude's slash command and hooks,
+the MCP registration), then applies them together: an unparseable file stops the run before any
+write, `--plan` shows the staged edits and writes nothing, and a second link stages nothing.
+Results are values: `Linked`, `AlreadyLinked`, `Unlinked`, `NothingToUnlink`, `Planned`.
+This module orchestrates; file formats live in `jsonc`, `blocks`, `mcpconf`, `claude_hooks`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram.hosts import blocks, claude_hooks, command, mcpconf, texts
+from engram.hosts.files import Bench, Edit, State
+from engram.hosts.targets import Scope, Target, all_targets, get
+from engram.workspace import Roots
+
+
+@dataclass(frozen=True)
+class Options:
+    is_global: bool = False
+    force: bool = False
+    plan: bool = False
+    no_mcp: bool = False
+    no_hooks: bool = False
+    team: bool = False
+    refresh: bool = False  # upgrade: may also change --always-load (§11.2)
+
+
+@dataclass(frozen=True)
+class Result:
+    host: str
+    scope: str
+    changes: list[tuple[str, str]] = field(default_factory=list)  # (action, path)
+    notes: list[str] = field(default_factory=list)
+
+
+class Linked(Result):
+    pass
+
+
+class AlreadyLinked(Result):
+    pass
+
+
+class Unlinked(Result):
+    pass
+
+
+class NothingToUnlink(Result):
+    pass
+
+
+class Planned(Result):
+    pass
+
+
+def _base(roots: Roots, is_global: bool) -> Path:
+    return roots.env.home if is_global else roots.project
+
+
+def _scope_name(is_global: bool) -> str:
+    return "global" if is_global else "workspace"
+
+
+def _link_key(roots: Roots, host: str, is_global: bool) -> dict[str, Any]:
+    return {"host": host, "scope": _scope_name(is_global),
+            "project": None if is_global else str(roots.project)}
+
+
+def _hooks_wanted(roots: Roots, target: Target, opts: Options) -> bool:
+    scope = target.scope(opts.is_global)
+    if scope.hooks_file is None or opts.no_hooks:
+        return False
+    return bool(roots.settings().get("read") != "off")
+
+
+def _hooks_path(roots: Roots, scope: Scope, opts: Options) -> Path:
+    """`.claude/settings.local.json` (personal), `--team` → `.claude/settings.json` (§11.4)."""
+    name = scope.team_hooks_file if opts.team and scope.team_hooks_file else scope.hooks_file
+    return _base(roots, opts.is_global) / str(name)
+
+
+def hook_files(roots: Roots) -> list[Path]:
+    """Every settings file where an Engram Claude hook for this project could live."""
+    claude = get("claude")
+    ws, gl = claude.workspace, claude.global_
+    return [roots.project / str(ws.hooks_file), roots.project / str(ws.team_hooks_file),
+            roots.env.home / str(gl.hooks_file)]
+
+
+def _always_load(roots: Roots, bench: Bench, installing_hooks: bool) -> bool:
+    if installing_hooks:
+        return False
+    return not any(claude_hooks.has_engram_hook(bench.read(p)) for p in hook_files(roots))
+
+
+def _put_block(bench: Bench, path: Path, header: str, block: str, force: bool) -> str | None:
+    text = bench.read(path)
+    if text is None:
+        bench.write(path, header + block)
+        return None
+    if header and blocks.span(text, blocks.MD) is None and text.strip():
+        # An owned file (rule, command) that someone else wrote: replace only with --force.
+        if not force:
+            return f"kept {path}: it exists and is not Engram's (use --force)"
+        bench.write(path, header + block)
+        return None
+    bench.write(path, blocks.upsert(text, block, blocks.MD))
+    return None
+
+
+def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> list[str]:
+    scope = target.scope(opts.is_global)
+    base = _base(roots, opts.is_global)
+    notes: list[str] = []
+    note = _put_block(bench, base / scope.instructions, scope.header, texts.BOOTSTRAP, opts.force)
+    notes += [note] if note else []
+    if scope.command_file:
+        note = _put_block(bench, base / scope.command_file, texts.COMMAND_HEADER, texts.COMMAND,
+                          opts.force)
+        notes += [note] if note else []
+    hooks = _hooks_wanted(roots, target, opts)
+    if hooks:
+        cmd = claude_hooks.hook_command(roots.env.path)
+        claude_hooks.install(bench, _hooks_path(roots, scope, opts), cmd)
+    if not opts.no_mcp:
+        notes += _stage_mcp(roots, scope, opts, bench, hooks)
+    if scope.mcp is None and scope.hint and not opts.no_mcp:
+        notes.append(scope.hint)
+    return notes
+
+
+def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: bool) -> list[str]:
+    mcp = scope.mcp
+    if mcp is None:
+        return []
+    base = _base(roots, opts.is_global)
+    wish = mcpconf.Wish(
+        launch=command.launch_for(roots.env.path),
+        always_load=mcp.claude_reads and _always_load(roots, bench, hooks),
+        force=opts.force, refresh=opts.refresh, path_env=roots.env.path,
+    )
+    if mcp.style == "print":
+        argv = wish.launch.argv(command.with_always_load([], wish.always_load))
+        return ["register the server for your user with: claude mcp add --scope user engram -- "
+                + " ".join(argv)]
+    if mcp.style == "codex":
+        note = mcpconf.put_codex(bench, base / mcp.files[0], wish)
+        return [note] if note else []
+    path = _pick(bench, base, mcp.files)
+    style = "opencode" if mcp.style == "opencode" else "json"
+    note = mcpconf.put_json(bench, path, list(mcp.keys), style, wish)
+    if mcp.style == "cursor-plugin":
+        for extra in scope.extra_files:
+            bench.write(base / extra, _plugin_manifest())
+    return [note] if note else []
+
+
+def _pick(bench: Bench, base: Path, files: tuple[str, ...]) -> Path:
+    for name in files:
+        if bench.read(base / name) is not None:
+            return base / name
+    return base / files[0]
+
+
+def _plugin_manifest() -> str:
+    manifest = {"name": "engram", "version": command.installed_version(),
+                "description": "Engram project memory: MCP server and an always-on rule"}
+    return json.dumps(manifest, indent=2) + "\n"
+
+
+def _changes(edits: list[Edit]) -> list[tuple[str, str]]:
+    return [(e.action, str(e.path)) for e in edits]
+
+
+def link(roots: Roots, host: str, opts: Options) -> Result:
+    target = get(host)
+    bench = Bench(State(roots.config_dir))
+    notes = _stage_link(roots, target, opts, bench)
+    edits = bench.edits()
+    scope = _scope_name(opts.is_global)
+    if opts.plan:
+        return Planned(host, scope, _changes(edits), notes)
+    record = _link_key(roots, host, opts.is_global)
+    if _hooks_wanted(roots, target, opts):
+        record["hooks_file"] = str(_hooks_path(roots, target.scope(opts.is_global), opts))
+    known = record in [{k: x.get(k) for k in record} for x in bench.state.links]
+    bench.state.add_link(record)
+    if not edits and known:
+        return AlreadyLinked(host, scope, [], notes)
+    bench.apply()
+    return Linked(host, scope, _changes(edits), notes)
+
+
+def linked(roots: Roots, is_global: bool | None = None) -> list[dict[str, Any]]:
+    """Links recorded for this project (workspace) and for the user (global)."""
+    out = []
+    for x in State(roots.config_dir).links:
+        if x.get("scope") == "global":
+            wanted = is_global is not False
+        else:
+            wanted = is_global is not True and x.get("project") == str(roots.project)
+        if wanted:
+            out.append(x)
+    return out
+
+
+def _shared_instructions(roots: Roots, target: Target, is_global: bool) -> bool:
+    """Another host still linked in this scope reads the same instruction file."""
+    mine = target.scope(is_global).instructions
+    for x in linked(roots, is_global):
+        other = x.get("host")
+        if other != target.name and other in {t.name for t in all_targets()} \
+                and get(str(other)).scope(is_global).instructions == mine:
+            return True
+    return False
+
+
+def _drop_block(bench: Bench, path: Path, header: str) -> None:
+    text = bench.read(path)
+    if text is None or blocks.span(text, blocks.MD) is None:
+        return
+    rest = blocks.remove(text, blocks.MD)
+    if bench.created(path) and rest.strip() in ("", header.strip()):
+        bench.delete(path)
+    else:
+        bench.write(path, rest)
+
+
+def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -> list[str]:
+    scope = target.scope(is_global)
+    base = _base(roots, is_global)
+    notes: list[str] = []
+    if not _shared_instructions(roots, target, is_global):
+        _drop_block(bench, base / scope.instructions, scope.header)
+    if scope.command_file:
+        _drop_block(bench, base / scope.command_file, texts.COMMAND_HEADER)
+    if scope.hooks_file:
+        for name in (scope.hooks_file, scope.team_hooks_file):
+            if name:
+                claude_hooks.uninstall(bench, base / name)
+    mcp = scope.mcp
+    if mcp is None:
+        return notes
+    if mcp.style == "print":
+        notes.append("remove the user-scope server with: claude mcp remove --scope user engram")
+    elif mcp.style == "codex":
+        mcpconf.take_out_codex(bench, base / mcp.files[0])
+    else:
+        note = mcpconf.take_out_json(bench, _pick(bench, base, mcp.files), list(mcp.keys))
+        notes += [note] if note else []
+        for extra in scope.extra_files:
+            if bench.created(base / extra):
+                bench.delete(base / extra)
+    return notes
+
+
+def unlink(roots: Roots, host: str | None, *, is_global: bool = False,
+           plan: bool = False) -> list[Result]:
+    hosts = [host] if host else [str(x["host"]) for x in linked(roots, is_global)]
+    results: list[Result] = []
+    for name in hosts:
+        target = get(name)
+        bench = Bench(State(roots.config_dir))
+        notes = _stage_unlink(roots, target, is_global, bench)
+        edits = bench.edits()
+        scope = _scope_name(is_global)
+        if plan:
+            results.append(Planned(name, scope, _changes(edits), notes))
+            continue
+        bench.state.remove_link(_link_key(roots, name, is_global))
+        bench.apply()
+        cls = Unlinked if edits else NothingToUnlink
+        results.append(cls(name, scope, _changes(edits), notes))
+    return results

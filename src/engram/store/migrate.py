@@ -1,0 +1,58 @@
+"""Rewrite legacy v1/v2 memory files (older TypeScript releases) as schema v3 (SPEC §4, §11.5).
+
+The frontmatter becomes canonical v3 and the body stays byte-identical (`format.upgrade_text`).
+Each rewritten file first gets a `<file>.pre-v3.bak` copy of its old bytes, and the rewrite goes
+through `Store.write_files`, so hashes and the changelog stay consistent. A file whose hash
+disagrees with its bytes is a hand edit nobody approved yet: it is reported, never migrated
+(re-hashing it here would approve it silently). Running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engram.errors import InvalidMemoryError
+from engram.store.fileio import atomic_write
+from engram.store.format import upgrade_text
+from engram.store.model import SCHEMA_VERSION
+from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
+from engram.workspace import Roots
+
+BACKUP_SUFFIX = ".pre-v3.bak"
+MESSAGE = "upgrade legacy memory to schema v3 (body unchanged)"
+
+
+@dataclass(frozen=True)
+class Migration:
+    scope: str
+    rel: str
+    status: str  # "migrated" | "planned" | "skipped: <why>"
+
+
+def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
+    out: list[Migration] = []
+    for root in roots.existing():
+        store = Store(root)
+        hashes = store.load_hashes()
+        changes: list[Change] = []
+        for rel in store.hashed_files():
+            try:
+                data = store.read_bytes(rel)
+                memory = parse_bytes(data, rel, root)
+            except InvalidMemoryError:
+                continue  # `engram verify` reports invalid files; nothing to migrate
+            if memory.schema_version >= SCHEMA_VERSION:
+                continue
+            expected = hashes.get(rel)
+            if expected is not None and expected != sha256_bytes(data):
+                out.append(Migration(root.scope, rel, "skipped: hand-edited since approval "
+                                     "(review it, run `engram rehash`, then upgrade)"))
+                continue
+            out.append(Migration(root.scope, rel, "planned" if plan else "migrated"))
+            if not plan:
+                backup = store.resolve(rel).with_name(store.resolve(rel).name + BACKUP_SUFFIX)
+                if not backup.exists():
+                    atomic_write(backup, data)
+                changes.append(Change(rel, upgrade_text(memory)))
+        store.write_files(changes, MESSAGE)
+    return out

@@ -1,0 +1,82 @@
+"""Fixtures for host tests: a PATH with (or without) fake `engram-mcp`/`engram`, a fixed version."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import engram
+
+VERSION = "1.2.3"
+
+
+@pytest.fixture(autouse=True)
+def fixed_version(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(engram, "__version__", VERSION)
+    return VERSION
+
+
+@pytest.fixture
+def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH holds only a dir with fake engram and engram-mcp (so entries use the bare form)."""
+    d = tmp_path / "bin"
+    d.mkdir()
+    for name in ("engram", "engram-mcp"):
+        exe = d / name
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(d))
+    return d
+
+
+@pytest.fixture
+def empty_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PATH without engram-mcp or uvx: entries take the pinned uvx form."""
+    d = tmp_path / "nobin"
+    d.mkdir()
+    monkeypatch.setenv("PATH", str(d))
+    return d
+
+
+@pytest.fixture
+def home(isolated_env: Path) -> Path:
+    return isolated_env.parent / "home"
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "hosts"
+
+
+class Kit:
+    """Helpers handed to tests as a fixture (test modules do not import each other)."""
+
+    fixtures = FIXTURES
+
+    @staticmethod
+    def copy_tree(src: Path, dst: Path) -> None:
+        copy_tree(src, dst)
+
+    @staticmethod
+    def snapshot(base: Path) -> dict[str, bytes]:
+        return snapshot(base)
+
+
+@pytest.fixture
+def kit() -> type[Kit]:
+    return Kit
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+def snapshot(base: Path, skip: tuple[str, ...] = (".engram",)) -> dict[str, bytes]:
+    """Every file under base (relative posix path → bytes), minus Engram's own config dir."""
+    out = {}
+    for p in sorted(base.rglob("*")):
+        rel = p.relative_to(base).as_posix()
+        if p.is_file() and not any(rel == s or rel.startswith(s + "/") for s in skip):
+            out[rel] = p.read_bytes()
+    return out
