@@ -10,6 +10,7 @@ A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -91,14 +92,7 @@ class RootIndex:
             db.execute("PRAGMA journal_mode=WAL")
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
                 db.close()
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        Path(f"{path}{suffix}").unlink()
-                db = sqlite3.connect(path, timeout=10, isolation_level=None,
-                                     check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(_DDL)
-                db.execute(f"PRAGMA user_version={SCHEMA}")
+                db = self._create(path)
         except (OSError, sqlite3.Error):
             # Read-only or broken cache: an in-memory index still gives correct answers.
             db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -109,6 +103,27 @@ class RootIndex:
         # file cache, so this does not grow private memory.
         db.execute("PRAGMA mmap_size=268435456")
         return db
+
+    def _create(self, path: Path) -> sqlite3.Connection:
+        """(Re)build the schema, one process at a time: processes starting together on a fresh
+        clone would otherwise delete each other's new file ("no such table: files")."""
+        fd = os.open(self.root.cache_dir / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA:
+                return db  # another process built it while we waited
+            db.close()
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(f"{path}{suffix}").unlink()
+            db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_DDL)
+            db.execute(f"PRAGMA user_version={SCHEMA}")
+            return db
+        finally:
+            os.close(fd)  # releases the lock
 
     def _cache_inode(self) -> int:
         try:
