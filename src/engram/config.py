@@ -125,6 +125,10 @@ def read_json_file(path: Path) -> dict[str, Any]:
             hint="fix the file by hand; Engram never rewrites a file it cannot parse",
             code="config.invalid",
         ) from exc
+    except RecursionError as exc:  # e.g. 100,000 `[`: the decoder recurses once per level
+        raise UsageError(f"{path}: invalid JSON: nested too deeply", code="config.invalid",
+                         hint="fix the file by hand; Engram never rewrites a file it cannot "
+                         "parse") from exc
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a JSON object", code="config.invalid",
                          hint="the file must hold an object such as {\"load\": {\"limit\": 8}}")

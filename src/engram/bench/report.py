@@ -65,5 +65,6 @@ TITLES = {
     "retrieval": "Routing quality on the shipped fixture set (vs a grep baseline)",
     "latency": "Read path: load latency, cold process, peak memory, pack size",
     "mcp": "MCP server: cold start, tools/call round trip, idle memory",
+    "load": "Load: server throughput, RSS over a 5,000-request run, commit latency under 2 writers",
     "hooks": "Claude Code hook: cold `engram agent-hook` process per payload",
 }

@@ -107,6 +107,8 @@ def classify(line: bytes | None) -> Message | None:
                                    f"Parse error: invalid JSON at column {exc.colno}"))
     except ValueError:  # e.g. an integer longer than Python's digit limit
         return Fault(error_message(None, PARSE_ERROR, "Parse error: invalid JSON value"))
+    except RecursionError:  # e.g. 100,000 `[`: the decoder recurses once per level
+        return Fault(error_message(None, PARSE_ERROR, "Parse error: JSON nested too deeply"))
     if isinstance(obj, list):
         return Fault(error_message(None, INVALID_REQUEST,
                                    "Invalid Request: batches are not supported"))

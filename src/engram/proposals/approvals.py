@@ -168,7 +168,7 @@ class PendingApprovals:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
                                  hint="delete pending-approvals.json (it only holds open "
                                  "proposals) and propose again") from exc
@@ -194,7 +194,7 @@ def open_count(root: Root, clock: Clock | None = None) -> int:
         now = (clock or utcnow)()
         return sum(1 for e in data["entries"].values()
                    if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return 0
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from engram.errors import IntegrityError, InvalidMemoryError
+from engram.progress import Progress
 from engram.search import docs
 from engram.store.model import Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
@@ -179,8 +180,14 @@ class RootIndex:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (digest,))
             for rel in gone:
                 self._drop(rel)
-            for rel in changed:
-                self._index_file(rel, disk[rel], rel in known)
+            # A build of thousands of files takes seconds: show a counter on a terminal only.
+            progress = Progress("engram: indexing memory files", len(changed))
+            try:
+                for rel in changed:
+                    self._index_file(rel, disk[rel], rel in known)
+                    progress.advance()
+            finally:
+                progress.close()
             self._load_approved()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
         if len(changed) + len(gone) > 100:

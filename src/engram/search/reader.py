@@ -20,10 +20,12 @@ from pathlib import Path
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
 from engram.search.index import FileFacts, MemoryIndex, RootIndex, memory_from_json
+from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
 from engram.store.repo import NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
+_HASH_SKIPS = ("no approved hash", "changed since it was approved")
 _AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
 
 
@@ -143,6 +145,12 @@ class Reader:
         version = scanner_version()
         clean = facts is not None and not stale and facts.scanned == version
         skip = check(rel, data, hashes, None if clean else self.scan, display=shown)
+        if skip is not None and skip.reason.startswith(_HASH_SKIPS):
+            # A commit may be half-way: its file renamed, its hash not yet recorded. Wait for
+            # the writer (bounded), then judge the file against the hashes file as it is now.
+            wait_for_writers(root.path)
+            data, sha, skip = self._reread(root, rel, shown)
+            stale = facts is not None and facts.sha != sha
         if skip is not None:
             return Read(None, skip=skip, sha=sha, stale=stale)
         if part is not None and not clean and self.scan is not None:
@@ -154,6 +162,17 @@ class Reader:
             return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
                         sha=sha, stale=stale)
         return Read(memory, raw=data.decode("utf-8"), sha=sha, stale=stale)
+
+    def _reread(self, root: Root, rel: str, shown: str) -> tuple[bytes, str, Skip | None]:
+        try:
+            data = self._bytes(root, rel)
+        except (EngramError, OSError) as exc:
+            return b"", "", Skip(shown, f"cannot be read: {exc}")
+        try:
+            hashes = Store(root).load_hashes()
+        except IntegrityError:
+            hashes = {}
+        return data, sha256_hex(data), check(rel, data, hashes, self.scan, display=shown)
 
     def _bytes(self, root: Root, rel: str) -> bytes:
         """The file's bytes, refusing paths that leave the root and symlinked files.

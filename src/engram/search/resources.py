@@ -19,6 +19,7 @@ from engram.search.index import memory_from_json
 from engram.search.pack import card, compact_body, render_bodies, render_full
 from engram.search.reader import Read, Reader, default_scanner
 from engram.search.route import Router, active_variant, open_router
+from engram.store.fileio import wait_for_writers
 from engram.store.ids import validate_id
 from engram.store.model import Memory
 from engram.store.repo import NOTE_DIR
@@ -126,7 +127,13 @@ def index_text(roots: Roots) -> str:
     """One card per visible memory (engram://index); unapproved files are named, not shown."""
     scan = default_scanner()
     lines = []
-    for m, approved in sorted(_visible(roots), key=lambda ma: (ma[0].type, ma[0].id)):
+    visible = _visible(roots)
+    if not all(approved for _, approved in visible):
+        # A commit may be half-way (file renamed, hash not yet recorded): wait it out, look again.
+        for root in roots.existing():
+            wait_for_writers(root.path)
+        visible = _visible(roots)
+    for m, approved in sorted(visible, key=lambda ma: (ma[0].type, ma[0].id)):
         line = card(m)
         if not approved or (scan is not None and scan(line)):
             line = f"- {m.id} ({m.type}, {m.scope}): SKIPPED (review it, then run engram rehash)"

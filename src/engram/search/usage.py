@@ -20,7 +20,8 @@ from engram.workspace import Root
 def read_usage(root: Root) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(root.usage_file.read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError):
+    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError,
+            RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}

@@ -150,6 +150,33 @@ def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         rlock.release()
 
 
+def wait_for_writers(root: Path, timeout: float = 2.0) -> None:
+    """Wait, at most `timeout` seconds, until no other process or thread writes to `root`.
+
+    A reader that met a commit half-way (a file renamed, its hash not yet recorded) calls this
+    before judging the file again. A shared flock waits out writers' exclusive locks and needs
+    no write access; a thread already holding the lock never waits for itself.
+    """
+    if str(root) in _held.__dict__.get("depth", {}):
+        return
+    try:
+        fd = os.open(root / ".lock", os.O_RDONLY)
+    except OSError:
+        return  # no lock file: nothing was ever written here
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.005)
+    finally:
+        os.close(fd)  # releases the shared lock with the descriptor
+
+
 def _locked(root: Path) -> StorageError:
     return StorageError(f"another Engram process holds the write lock on {root}",
                         hint="wait for it to finish, then retry", code="storage.locked")

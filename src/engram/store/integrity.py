@@ -190,7 +190,7 @@ def _lenient_json(text: str) -> dict[str, str]:
     cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)
     try:
         data = json.loads(cleaned)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise IntegrityError("cannot read one side of the conflicted memory.hashes.json",
                              hint="resolve the conflict by hand, then run `engram rehash`",
                              code="integrity.hashes_invalid") from exc

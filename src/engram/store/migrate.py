@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engram.errors import InvalidMemoryError
+from engram.progress import Progress
 from engram.store.fileio import atomic_write
 from engram.store.format import upgrade_text
 from engram.store.model import SCHEMA_VERSION
@@ -19,6 +20,7 @@ from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots
 
 BACKUP_SUFFIX = ".pre-v3.bak"
+WRITE_BATCH = 100
 MESSAGE = "upgrade legacy memory to schema v3 (body unchanged)"
 
 
@@ -35,7 +37,11 @@ def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
         store = Store(root)
         hashes = store.load_hashes()
         changes: list[Change] = []
-        for rel in store.hashed_files():
+        files = store.hashed_files()
+        # Thousands of legacy files take a while (a backup each): a counter on a terminal.
+        checking = Progress("engram: checking memory files for v1/v2", len(files))
+        for rel in files:
+            checking.advance()
             try:
                 data = store.read_bytes(rel)
                 memory = parse_bytes(data, rel, root)
@@ -54,5 +60,18 @@ def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
                 if not backup.exists():
                     atomic_write(backup, data)
                 changes.append(Change(rel, upgrade_text(memory)))
-        store.write_files(changes, MESSAGE)
+        checking.close()
+        _write(store, changes)
     return out
+
+
+def _write(store: Store, changes: list[Change]) -> None:
+    """Write in batches so a terminal sees progress; each batch records its own hashes."""
+    writing = Progress("engram: writing v3 memory files", len(changes))
+    try:
+        for start in range(0, len(changes), WRITE_BATCH):
+            batch = changes[start:start + WRITE_BATCH]
+            store.write_files(batch, MESSAGE)
+            writing.advance(len(batch))
+    finally:
+        writing.close()

@@ -165,6 +165,10 @@ class Store:
                 else "run `engram rehash` to rebuild it from the files you reviewed",
                 code="integrity.hashes_invalid",
             ) from exc
+        except RecursionError as exc:  # e.g. 100,000 `[`: the decoder recurses once per level
+            raise IntegrityError(f"{self.root.hashes_file} is not valid JSON (nested too deeply)",
+                                 hint="run `engram rehash` to rebuild it from the files you "
+                                 "reviewed", code="integrity.hashes_invalid") from exc
         if not isinstance(data, dict):
             raise IntegrityError(f"{self.root.hashes_file} must hold a JSON object",
                                  hint="run `engram rehash`", code="integrity.hashes_invalid")
