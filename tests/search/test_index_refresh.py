@@ -6,6 +6,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from engram.search.index import MemoryIndex
 from engram.workspace import resolve
 from tests.helpers import memory_text, write_memory
@@ -40,23 +42,17 @@ def test_deleting_the_cache_loses_nothing(project: Path) -> None:
     assert set(_ids(project)) == {"kept"}
 
 
-def test_fts_finds_stemmed_terms_and_workspace_wins(project: Path, tmp_path: Path,
-                                                    monkeypatch: object) -> None:
-    import pytest
+def test_search_finds_stemmed_terms_and_workspace_wins(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engram.search.api import search
 
-    mp = pytest.MonkeyPatch()
     glob = tmp_path / "global"
-    mp.setenv("ENGRAM_GLOBAL_DIR", str(glob))
-    try:
-        root = project / ".agents" / ".engram"
-        write_memory(root, "testing-policy", content="- Run the tests before merging.")
-        write_memory(glob, "testing-policy", content="- Global testing habit.", scope="global")
-        idx = MemoryIndex(resolve())
-        rows = idx.fts("test*", 10)
-        assert [(m.id, m.scope) for m, _ in rows] == [("testing-policy", "workspace")]
-        idx.close()
-    finally:
-        mp.undo()
+    monkeypatch.setenv("ENGRAM_GLOBAL_DIR", str(glob))
+    root = project / ".agents" / ".engram"
+    write_memory(root, "testing-policy", content="- Run the tests before merging.")
+    write_memory(glob, "testing-policy", content="- Global testing habit.", scope="global")
+    entries = search(resolve(), "tested").data["entries"]
+    assert [(e["id"], e["scope"]) for e in entries] == [("testing-policy", "workspace")]
 
 
 def test_an_index_of_another_schema_version_is_rebuilt_in_place(project: Path) -> None:

@@ -37,10 +37,39 @@ def parse(text: str) -> dict[str, Value]:
     for n, raw in enumerate(lines, 1):
         if "\t" in raw[: len(raw) - len(raw.lstrip(" \t"))]:
             raise FrontmatterError(n, "tab indentation is not allowed in frontmatter; use spaces")
+    flat = _parse_flat(lines)
+    if flat is not None:
+        return flat
     parser = _Parser(lines)
     result = parser.mapping(0)
     parser.expect_end()
     return result
+
+
+def _parse_flat(lines: list[str]) -> dict[str, Value] | None:
+    """Fast path for the usual shape: top-level `key: scalar-or-[list]` lines only.
+
+    Anything else (indentation, block lists or scalars, duplicates, anchors, a syntax error)
+    returns None and goes through the full parser, which gives the exact line and reason.
+    Index builds parse every file, so this path is most of their cost.
+    """
+    out: dict[str, Value] = {}
+    for n, line in enumerate(lines, 1):
+        if not line or line[0] == "#" or not line.strip():
+            continue
+        if line[0] in " \t-?<":
+            return None
+        m = _KEY_RE.match(line)
+        if m is None or m.group(1) in out:
+            return None
+        rest = _strip_comment((m.group(2) or "").strip())
+        if not rest or rest[0] in "&*!|>{":
+            return None
+        try:
+            out[m.group(1)] = scalar_or_flow(rest, n)
+        except FrontmatterError:
+            return None
+    return out
 
 
 class _Parser:
