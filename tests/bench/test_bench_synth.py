@@ -233,3 +233,10 @@ def test_fixtures_and_synthetic_files_pass_the_safety_scan(synth_root: Path) -> 
     paths = [p for _rel, p in memory_files(FIXTURE)] + [p for _r, p in memory_files(synth_root)]
     flagged = [p for p in paths if scan.scan_text(p.read_text(encoding="utf-8"))]
     assert flagged == []
+
+
+def test_every_bench_suite_the_cli_offers_is_registered_and_titled() -> None:
+    from engram.bench.report import RUNNERS, TITLES
+    from engram.cli.bench import SUITES
+
+    assert set(SUITES) == set(RUNNERS) == set(TITLES)

@@ -59,6 +59,7 @@ RUNNERS: dict[str, Runner] = {
     "latency": _lazy("latency"),
     "mcp": _lazy("mcp_bench"),
     "hooks": _lazy("hook_bench"),
+    "load": _lazy("load_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
