@@ -43,8 +43,13 @@ def index_build(project: Path) -> dict[str, float]:
         again.refresh()
         again.close()
 
+    def quick() -> None:
+        again = RootIndex(root)
+        again.quick_refresh()
+        again.close()
+
     return {"files": count, "build_s": build_s, "files_per_s": count / build_s,
-            "refresh_ms": median_ms(check, runs=10)}
+            "refresh_ms": median_ms(check, runs=10), "quick_ms": median_ms(quick, runs=20)}
 
 
 def run(base: Path, sizes: list[int], runs: int = 10) -> dict[str, Any]:
@@ -60,11 +65,16 @@ def run(base: Path, sizes: list[int], runs: int = 10) -> dict[str, Any]:
 
 
 def render(res: dict[str, Any]) -> list[str]:
-    lines = ["| memories | cold index build | files/s | no-change refresh (median) |",
-             "|---:|---:|---:|---:|"]
+    lines = ["| memories | cold index build | files/s | no-change check before a read "
+             "(median) | full stat pass (status, verify, writes) |",
+             "|---:|---:|---:|---:|---:|"]
     for n, r in res["index"].items():
         lines.append(f"| {n:,} | {r['build_s'] * 1000:.0f} ms | {r['files_per_s']:,.0f} | "
-                     f"{r['refresh_ms']:.1f} ms |")
+                     f"{r['quick_ms']:.1f} ms | {r['refresh_ms']:.1f} ms |")
+    lines += ["", "Every read (`load`, `search`, MCP tools, hooks) pays the no-change check: the "
+              "stats of the type directories and `memory.hashes.json`, which change on every "
+              "add, delete, rename, Engram write and approval. `status`, `verify` and writes "
+              "stat every file."]
     lines += ["", "| cold process | median wall time |", "|---|---:|",
               f"| `engram --version` | {res['cold']['version_ms']:.0f} ms |"]
     lines += [f"| `engram status` at {k.split('_')[1]} memories | {v:.0f} ms |"

@@ -14,9 +14,7 @@ what a candidate means; commit.py and api.py do.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +38,8 @@ def utcnow() -> datetime:
 
 
 def digest(token: str) -> str:
+    import hashlib  # lazy: OpenSSL start-up costs ~15 ms that `engram status` need not pay
+
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
@@ -63,6 +63,8 @@ class Pending:
                 "candidates": self.candidates, "pins": self.pins, "expires": self.expires,
                 "extra": self.extra}
         canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        import hashlib
+
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def as_json(self) -> dict[str, Any]:
@@ -85,6 +87,8 @@ class PendingApprovals:
 
     def mint(self, kind: str, scopes: list[str], candidates: list[dict[str, Any]],
              pins: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> str:
+        import secrets
+
         token = secrets.token_urlsafe(TOKEN_BYTES)
         entry = Pending(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),

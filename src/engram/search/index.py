@@ -10,10 +10,10 @@ A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -57,7 +57,10 @@ def memory_from_json(text: str) -> Memory:
 def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
     """A stable digest of (path, mtime, size, inode) for every file, independent of order."""
     parts = sorted(f"{rel}\0{m}\0{s}\0{i}" for rel, (m, s, i) in disk.items())
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+    # zlib, not hashlib: a freshness key needs no cryptography, and importing hashlib loads
+    # OpenSSL (~15 ms) in commands that otherwise hash nothing. Two 32-bit sums and the length.
+    data = "\n".join(parts).encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ candidate field) passes `validate_id`: it must be a plain ASCII slug-like name, 
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from engram.errors import InvalidIdError
@@ -72,6 +71,8 @@ def unique_id(base: str, taken: set[str]) -> str:
     if base not in taken:
         return base
     for n in range(1, 1000):
+        import hashlib
+
         suffix = hashlib.sha256(f"{base}:{n}".encode()).hexdigest()[:6]
         candidate = f"{base[: MAX_ID - 7]}-{suffix}"
         if candidate not in taken:

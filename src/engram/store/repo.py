@@ -8,7 +8,6 @@ update and a crash leaves each file old or new (`engram verify` names any file t
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import stat
@@ -42,6 +41,8 @@ class Scan:
 
 
 def sha256_bytes(data: bytes) -> str:
+    import hashlib  # lazy: loading OpenSSL is a large share of a cold read-only command
+
     return hashlib.sha256(data).hexdigest()
 
 
