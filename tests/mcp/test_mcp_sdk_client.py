@@ -145,14 +145,18 @@ async def _dialog_outcomes(h: Harness) -> None:
     assert len(h.written()) == before + 2
 
 
+async def error(_p: Any) -> types.ErrorData:
+    """A client that answers the dialog request with a JSON-RPC error."""
+    return types.ErrorData(code=-32603, message="dialog broke")
+
+
+async def boom(_p: Any) -> types.ElicitResult:
+    """A client whose dialog handler crashes."""
+    raise RuntimeError("host crashed while showing the dialog")
+
+
 async def _client_failures_legacy(h: Harness) -> None:
     before = len(h.written())
-
-    async def error(_p: Any) -> types.ErrorData:
-        return types.ErrorData(code=-32603, message="dialog broke")
-
-    async def boom(_p: Any) -> types.ElicitResult:
-        raise RuntimeError("host crashed while showing the dialog")
 
     async def slow(_p: Any) -> types.ElicitResult:
         await anyio.sleep(1.4)
@@ -169,12 +173,6 @@ async def _client_failures_legacy(h: Harness) -> None:
 
 async def _client_failures_modern(h: Harness) -> None:
     before = len(h.written())
-
-    async def error(_p: Any) -> types.ErrorData:
-        return types.ErrorData(code=-32603, message="dialog broke")
-
-    async def boom(_p: Any) -> types.ElicitResult:
-        raise RuntimeError("host crashed while showing the dialog")
 
     async def slow(_p: Any) -> types.ElicitResult:
         await anyio.sleep(1.7)  # longer than the 1.5 s requestState lifetime
