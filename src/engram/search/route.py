@@ -35,8 +35,8 @@ from engram.search.terms import anchors as query_anchors
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
-RERANK_POOL = 4  # rerank this many candidates per pack slot (BM25 order is already close)
-RERANK_MIN = 32
+RERANK_POOL = 3  # rerank this many candidates per pack slot (BM25 order is already close)
+RERANK_MIN = 24  # 32 cost ~30% more per load for +0.004 recall@8 on the benchmark
 _NO_STEMS = ("", "")
 
 
