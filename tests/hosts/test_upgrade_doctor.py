@@ -60,6 +60,20 @@ def test_first_command_after_a_package_update_repins(
     assert "engram-protocol==1.3.0" in (project / ".gemini/settings.json").read_text()
 
 
+def test_first_command_after_link_says_nothing_about_re_pinning(
+    project: Path, empty_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["link", "gemini"]) == 0
+    monkeypatch.setenv("ENGRAM_NO_AUTO_UPGRADE", "0")
+    capsys.readouterr()
+    assert main(["link", "list"]) == 0  # no stamp yet, but every entry is already current
+    assert "re-pinned" not in capsys.readouterr().err
+    monkeypatch.setattr(engram, "__version__", "1.3.0")
+    assert main(["link", "list"]) == 0
+    assert "re-pinned" in capsys.readouterr().err
+
+
 def test_auto_repin_is_off_with_the_env_switch(
     project: Path, empty_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

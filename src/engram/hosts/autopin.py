@@ -43,18 +43,20 @@ def maybe_repin() -> None:
 
 
 def _repin(config_dir: Path) -> None:
-    from engram.hosts import files, upgrade
+    from engram.hosts import files, link, upgrade
     from engram.workspace import resolve
 
     state = files.State(config_dir)
-    if state.links:
-        by_project: dict[str | None, list[dict[str, object]]] = {}
-        for rec in state.links:
-            by_project.setdefault(rec.get("project"), []).append(rec)
-        for project, records in by_project.items():
-            if project and not Path(project).is_dir():
-                continue  # a deleted project: never recreate files there
-            roots = resolve(workspace=project) if project else resolve()
-            upgrade.relink(roots, records, plan=False, refresh=False)
+    changed = False
+    by_project: dict[str | None, list[dict[str, object]]] = {}
+    for rec in state.links:
+        by_project.setdefault(rec.get("project"), []).append(rec)
+    for project, records in by_project.items():
+        if project and not Path(project).is_dir():
+            continue  # a deleted project: never recreate files there
+        roots = resolve(workspace=project) if project else resolve()
+        results = upgrade.relink(roots, records, plan=False, refresh=False)
+        changed |= any(not isinstance(r, link.AlreadyLinked) for r in results)
+    if changed:  # a first run after `link` finds everything current: say nothing
         sys.stderr.write("engram: re-pinned linked hosts to the installed version\n")
     write_stamp(config_dir)
