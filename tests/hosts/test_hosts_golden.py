@@ -25,6 +25,15 @@ def _base(scope: str, project: Path, home: Path) -> Path:
     return home if scope == "global" else project
 
 
+def _start(host: str, scope: str, project: Path, home: Path,
+           kit: Any) -> tuple[Path, Path, dict[str, bytes]]:
+    """Lay the case's `before/` files where the host reads them; return case, base, snapshot."""
+    case = kit.fixtures / host / scope
+    base = _base(scope, project, home)
+    kit.copy_tree(case / "before", base)
+    return case, base, kit.snapshot(base)
+
+
 def _link_args(host: str, scope: str) -> list[str]:
     return ["link", host] + (["--global"] if scope == "global" else [])
 
@@ -37,10 +46,7 @@ def _without_backups(files: dict[str, bytes]) -> dict[str, bytes]:
 def test_link_matches_golden_and_unlink_restores(
     host: str, scope: str, project: Path, home: Path, bin_dir: Path, kit: Any
 ) -> None:
-    case = kit.fixtures / host / scope
-    base = _base(scope, project, home)
-    kit.copy_tree(case / "before", base)
-    before = kit.snapshot(base)
+    case, base, before = _start(host, scope, project, home, kit)
 
     assert main([*_link_args(host, scope), "--plan"]) == 0
     assert kit.snapshot(base) == before
@@ -68,10 +74,7 @@ def test_link_matches_golden_and_unlink_restores(
 def test_every_changed_user_file_has_a_backup_of_its_original(
     host: str, scope: str, project: Path, home: Path, bin_dir: Path, kit: Any
 ) -> None:
-    case = kit.fixtures / host / scope
-    base = _base(scope, project, home)
-    kit.copy_tree(case / "before", base)
-    before = kit.snapshot(base)
+    case, base, before = _start(host, scope, project, home, kit)
     assert main(_link_args(host, scope)) == 0
     for rel, data in kit.snapshot(base).items():
         if rel in before and data != before[rel]:
