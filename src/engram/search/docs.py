@@ -1,10 +1,12 @@
 """The routing table of the derived index: every memory's fields as stems, for BM25.
 
-The index's `mem` table already keeps what visibility needs (id, type, lifecycle, confidence,
-roles, tier, valid_until) and the whole Memory as JSON. `route_fts` adds an FTS5 table, keyed by
-the same row id, whose columns (rank.COLUMNS) hold id, title, tags, triggers, body and type words
-already reduced by terms.stems, so `bm25()` ranks on exactly the terms the query anchors on.
-This module owns that table and the candidate queries; index.py decides when rows are written.
+The index's `mem` table keeps, per memory, what visibility needs (id, type, lifecycle,
+confidence, roles, tier, valid_until), the stems reranking and evidence need (`ROW_COLS`) and the
+whole Memory as JSON. `route_fts` adds an FTS5 table, keyed by the same row id, whose columns
+(rank.COLUMNS) hold id, title, tags, triggers, body and type words already reduced by
+terms.stems, so `bm25()` ranks on exactly the terms the query anchors on. A load is two queries
+per root: BM25's top rows, then those rows of `mem`. This module owns the route table's contents
+and the candidate queries; index.py owns the schema and decides when rows are written.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.search.rank import COLUMNS, MIN_PREFIX, WEIGHTS, kind_words
 from engram.search.terms import STOP_WORDS, stems
@@ -22,23 +23,23 @@ from engram.store.model import Memory
 
 DDL = f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)}, flags,
-  field_stems UNINDEXED, tag_stems UNINDEXED, tags_raw UNINDEXED, depends_raw UNINDEXED,
   tokenize='unicode61 remove_diacritics 2');
 """
-_EXTRA = ("field_stems", "tag_stems", "tags_raw", "depends_raw")
-# `flags` tokens let FTS5 itself drop always-hidden rows and find the few whose visibility
-# depends on the user's config, so counting matches never has to join every row (§6.1.1).
+# `flags` tokens let FTS5 itself drop always-hidden rows, so ranking and counting never join
+# every match with `mem` (§6.1.1); rows whose visibility depends on the user's roles or the date
+# are marked `mem.dynamic` and checked in SQL through a partial index.
 HIDDEN_FLAG = "zzhidden"  # archived, superseded or low confidence
-DYNAMIC_FLAG = "zzdynamic"  # role-scoped or a working note: depends on config and date
 _SEP = "\x1f"  # joins list values; never part of an id or a tag
 _HEADING = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
-_MEM_COLS = ("rel", "id", "type", "lifecycle", "confidence", "roles", "tier", "valid_until",
-             "updated")
+# What routing reads per candidate, in one row of `mem` (index.py owns the table): visibility
+# fields first, then the stems reranking and evidence need, so no FTS row is ever fetched.
+ROW_COLS = ("rel", "id", "type", "lifecycle", "confidence", "roles", "tier", "valid_until",
+            "updated", "tag_stems", "tags_raw", "depends_raw", "field_stems", "strong_stems")
 
 
-@dataclass(slots=True)  # built per candidate row: slots, not frozen, keep it cheap
-class Doc:
-    """A memory as the index row knows it: enough to filter and order without parsing JSON."""
+class Doc(NamedTuple):
+    """A memory as the index row knows it: enough to filter, rerank and order without parsing
+    its JSON. Built per candidate row, so a tuple: cheap to make, nothing to mutate."""
 
     rowid: int
     scope: str
@@ -51,6 +52,11 @@ class Doc:
     tier: str
     valid_until_s: str
     updated: str
+    tag_text: str = "  "  # stems of tags and triggers, space-padded (rank.text_hits)
+    tags: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    field_text: str = "  "  # every stem of id, title, tags, triggers and body, space-padded
+    strong_text: str = "  "  # stems of id, title, tags and triggers alone, space-padded
 
     @property
     def key(self) -> str:
@@ -73,17 +79,9 @@ def _stemmed(text: str) -> str:
     return " ".join(s for s in stems(text) if s not in STOP_WORDS)
 
 
-@dataclass(slots=True)
-class Extras:
-    """What reranking and selection need about a candidate, without decoding its JSON."""
-
-    tag_text: str  # stems of tags and triggers, space-padded (rank.text_hits)
-    tags: tuple[str, ...]
-    depends_on: tuple[str, ...]
-
-
-def fts_values(m: Memory) -> tuple[str, ...]:
-    """The route_fts column values of a memory: rank.COLUMNS, then the `_EXTRA` columns."""
+def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """A memory's route_fts column values (rank.COLUMNS, then `flags`) and the values of the
+    `mem` columns after `ROW_COLS[:9]` (stems and raw lists) plus `dynamic`."""
     body = m.body
     if m.type == "rule" and m.variants:
         # Variants restate the content three ways; index the content once so rules are not
@@ -94,34 +92,40 @@ def fts_values(m: Memory) -> tuple[str, ...]:
             _stemmed(kind_words(m.type)))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
-    flags = " ".join(f for f, on in (
-        (HIDDEN_FLAG, m.lifecycle in ("archived", "superseded") or m.confidence == "low"),
-        (DYNAMIC_FLAG, bool(m.roles) or m.is_note)) if on)
-    return (*cols, flags, field_stems, tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on))
+    hidden = m.lifecycle in ("archived", "superseded") or m.confidence == "low"
+    dynamic = bool(m.roles) or m.is_note
+    fts = (*cols, HIDDEN_FLAG if hidden else "")
+    extra = (tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on), field_stems,
+             f"{cols[0]} {cols[1]} {tag_stems}", int(dynamic))
+    return fts, extra
 
 
-def put(conn: sqlite3.Connection, rowid: int, m: Memory) -> None:
-    """Index one memory under the `mem` row id it got (caller holds the transaction)."""
-    names = ", ".join((*COLUMNS, "flags", *_EXTRA))
-    marks = ", ?" * (len(COLUMNS) + 1 + len(_EXTRA))
+def put(conn: sqlite3.Connection, rowid: int, fts: Sequence[str]) -> None:
+    """Index one memory's words under the `mem` row id it got (caller holds the transaction)."""
+    names = ", ".join((*COLUMNS, "flags"))
+    marks = ", ?" * (len(COLUMNS) + 1)
     conn.execute(f"INSERT INTO route_fts(rowid, {names}) VALUES (?{marks})",  # noqa: S608
-                 (rowid, *fts_values(m)))
+                 (rowid, *fts))
 
 
 def delete(conn: sqlite3.Connection, rowid: int) -> None:
     conn.execute("DELETE FROM route_fts WHERE rowid = ?", (rowid,))
 
 
+def _split(raw: object) -> tuple[str, ...]:
+    return tuple(t for t in str(raw or "").split(_SEP) if t)
+
+
 def _doc(scope: str, row: Sequence[Any]) -> Doc:
-    return Doc(rowid=int(row[0]), scope=scope, rel_path=str(row[1]), id=str(row[2]),
-               type=str(row[3]), lifecycle=str(row[4] or "active"),
-               confidence=str(row[5] or "high"), role_list=tuple(str(row[6] or "").split()),
-               tier=str(row[7] or "durable"), valid_until_s=str(row[8] or ""),
-               updated=str(row[9] or ""))
+    """A Doc from `rowid, *ROW_COLS` (SQLite returns TEXT columns as str already)."""
+    return Doc(row[0], scope, row[1], row[2], row[3], row[4] or "active", row[5] or "high",
+               tuple((row[6] or "").split()), row[7] or "durable", row[8] or "", row[9] or "",
+               f" {row[10] or ''} ", _split(row[11]), _split(row[12]), f" {row[13] or ''} ",
+               f" {row[14] or ''} ")
 
 
 # SQL below is built from this module's constant names and `?` placeholders only (hence noqa S608).
-_SELECT = "SELECT m.rowid, " + ", ".join(f"m.{c}" for c in _MEM_COLS) + " FROM mem m"  # noqa: S608
+_SELECT = "SELECT m.rowid, " + ", ".join(f"m.{c}" for c in ROW_COLS) + " FROM mem m"  # noqa: S608
 
 
 def visibility_sql(policy: Policy, *, for_search: bool = False) -> tuple[str, list[Any]]:
@@ -165,12 +169,23 @@ def _bm25() -> str:
     return f"-bm25(route_fts, {', '.join(str(w) for w in WEIGHTS)}, 0.0)"
 
 
+def _fast_filter(policy: Policy, for_search: bool) -> tuple[str, list[Any]]:
+    """For routing: an SQL condition dropping the rows the policy hides for its roles or date.
+    Only `mem.dynamic` rows can be, and a partial index lists just those, so the subquery
+    costs as many rows as are role-scoped or working notes, not the whole store."""
+    if for_search:
+        return "", []
+    where, params = visibility_sql(policy)
+    return (" AND rowid NOT IN (SELECT m.rowid FROM mem m "  # noqa: S608
+            f"WHERE m.dynamic = 1 AND NOT ({where}))"), params
+
+
 def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -> dict[int, Doc]:
     if not rowids:
         return {}
     marks = ", ".join("?" * len(rowids))
     rows = conn.execute(_SELECT + f" WHERE m.rowid IN ({marks})", tuple(rowids))  # noqa: S608
-    return {int(r[0]): _doc(scope, r) for r in rows}
+    return {r[0]: _doc(scope, r) for r in rows}
 
 
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
@@ -179,25 +194,20 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     `hidden=True`, hides), with BM25 scores (positive, best first). Every returned row has
     passed the policy's own check, so callers need not check again.
 
-    BM25 runs inside FTS5 on the index alone; only the top rows are joined with `mem` and
-    checked against the policy, widening the window when too many of them are hidden.
+    BM25 runs inside FTS5 on the index alone, with hidden rows filtered in SQL; only the top
+    rows are read from `mem`.
     """
     if hidden or policy.ignore:
         return _matches_joined(conn, scope, match, policy, limit=limit,
                                for_search=for_search, hidden=hidden)
-    query = fts_query(match, for_search=for_search)
-    sql = (f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
-           "WHERE route_fts MATCH ? ORDER BY s DESC LIMIT ?")
-    window = limit + limit // 2 + 4
-    while True:
-        rows = conn.execute(sql, (query, window)).fetchall()
-        found = docs_by_rowid(conn, scope, [int(r[0]) for r in rows])
-        check = policy.search_hidden_reason if for_search else policy.hidden_reason
-        out = [(found[int(r)], float(s)) for r, s in rows
-               if int(r) in found and check(found[int(r)]) is None]
-        if len(out) >= limit or len(rows) < window:
-            return out[:limit]
-        window *= 4
+    cond, params = _fast_filter(policy, for_search)
+    rows = conn.execute(f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
+                        f"WHERE route_fts MATCH ?{cond} ORDER BY s DESC LIMIT ?",
+                        (fts_query(match, for_search=for_search), *params, limit)).fetchall()
+    found = docs_by_rowid(conn, scope, [r[0] for r in rows])
+    check = policy.search_hidden_reason if for_search else policy.hidden_reason
+    # The policy itself has the last word (it also knows what SQL cannot, like a deleted row).
+    return [(found[r], float(s)) for r, s in rows if r in found and check(found[r]) is None]
 
 
 def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
@@ -208,22 +218,21 @@ def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Po
     if hidden:
         where = f"NOT ({where})"
     sql = (f"SELECT {_bm25()} AS s, m.rowid, "  # noqa: S608
-           + ", ".join(f"m.{c}" for c in _MEM_COLS)
+           + ", ".join(f"m.{c}" for c in ROW_COLS)
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
            f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
     rows = conn.execute(sql, (fts_query(match, for_search=True), *params, limit))
     found = [(_doc(scope, row[1:]), float(row[0])) for row in rows]
     if hidden:
         return found
-    # The policy itself has the last word, as on the fast path.
     check = policy.search_hidden_reason if for_search else policy.hidden_reason
     return [(d, s) for d, s in found if check(d) is None]
 
 
 def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
                   for_search: bool = False) -> int:
-    """How many memories the policy shows match: an FTS5 count, corrected by the few rows
-    whose visibility depends on roles or dates (exact, by a join, under ignore globs)."""
+    """How many memories the policy shows match: one FTS5 count with the same filter as
+    `matches` (exact, by a join, under ignore globs)."""
     if policy.ignore:
         _register(conn, policy)
         where, params = visibility_sql(policy, for_search=for_search)
@@ -231,16 +240,10 @@ def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
                f"ON m.rowid = route_fts.rowid WHERE route_fts MATCH ? AND {where}")
         query = fts_query(match, for_search=True)
         return int(conn.execute(sql, (query, *params)).fetchone()[0])
-    query = fts_query(match, for_search=for_search)
-    total = int(conn.execute("SELECT count(*) FROM route_fts WHERE route_fts MATCH ?",
-                             (query,)).fetchone()[0])
-    if for_search:
-        return total
-    dynamic = [int(r[0]) for r in conn.execute(
-        "SELECT rowid FROM route_fts WHERE route_fts MATCH ?",
-        (f"{query} AND flags : {DYNAMIC_FLAG}",))]
-    found = docs_by_rowid(conn, "", dynamic)
-    return total - sum(1 for d in found.values() if policy.hidden_reason(d) is not None)
+    cond, params = _fast_filter(policy, for_search)
+    sql = f"SELECT count(*) FROM route_fts WHERE route_fts MATCH ?{cond}"  # noqa: S608
+    return int(conn.execute(sql, (fts_query(match, for_search=for_search), *params))
+               .fetchone()[0])
 
 
 def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
@@ -250,31 +253,6 @@ def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     marks = ", ".join("?" * len(ids))
     sql = f"SELECT id FROM mem WHERE id IN ({marks})"  # noqa: S608
     return {str(r[0]) for r in conn.execute(sql, tuple(ids))}
-
-
-def extras_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, Extras]:
-    """Tag stems, tags and prerequisites of a few rows (the candidates that get reranked)."""
-    if not rowids:
-        return {}
-    marks = ", ".join("?" * len(rowids))
-    sql = (f"SELECT rowid, tag_stems, tags_raw, depends_raw FROM route_fts "  # noqa: S608
-           f"WHERE rowid IN ({marks})")
-    return {int(r[0]): Extras(f" {r[1]} ",
-                              tuple(t for t in str(r[2]).split(_SEP) if t),
-                              tuple(t for t in str(r[3]).split(_SEP) if t))
-            for r in conn.execute(sql, tuple(rowids))}
-
-
-def field_stems_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
-    """Per row, as space-padded strings: every stem of id, title, tags, triggers and body (which
-    anchors matched), and the stems of id, title, tags and triggers alone (where they did)."""
-    if not rowids:
-        return {}
-    marks = ", ".join("?" * len(rowids))
-    sql = ("SELECT rowid, field_stems, ident, title, tag_stems FROM route_fts "  # noqa: S608
-           f"WHERE rowid IN ({marks})")
-    return {int(r[0]): (f" {r[1]} ", f" {r[2]} {r[3]} {r[4]} ")
-            for r in conn.execute(sql, tuple(rowids))}
 
 
 def memory_count(conn: sqlite3.Connection) -> int:
@@ -314,6 +292,16 @@ def by_id(conn: sqlite3.Connection, scope: str, memory_id: str) -> Doc | None:
     row = conn.execute(_SELECT + " WHERE m.id = ? ORDER BY m.rel LIMIT 1",
                        (memory_id,)).fetchone()
     return _doc(scope, row) if row else None
+
+
+def by_ids(conn: sqlite3.Connection, scope: str, ids: Sequence[str]) -> dict[str, Doc]:
+    """`by_id` for several ids in one query (the first file by path wins, as there)."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    rows = conn.execute(_SELECT + f" WHERE m.id IN ({marks}) ORDER BY m.rel DESC",  # noqa: S608
+                        tuple(ids))
+    return {d.id: d for d in (_doc(scope, r) for r in rows)}
 
 
 def all_docs(conn: sqlite3.Connection, scope: str) -> list[Doc]:

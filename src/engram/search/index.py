@@ -15,8 +15,8 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import fields
+from typing import Any, NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError
 from engram.progress import Progress
@@ -26,9 +26,10 @@ from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 10  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
-# 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster)
-_FIELDS = tuple(f.name for f in fields(Memory))
+SCHEMA = 11  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+# 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
+# 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three)
+_FIELDS = tuple(f.name for f in fields(Memory))  # Memory._fields once a NamedTuple
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
@@ -36,8 +37,11 @@ CREATE TABLE IF NOT EXISTS files(
   sha TEXT, error TEXT, error_line INTEGER);
 CREATE TABLE IF NOT EXISTS mem(
   rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
-  confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT, data TEXT);
+  confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT,
+  tag_stems TEXT, tags_raw TEXT, depends_raw TEXT, field_stems TEXT, strong_stems TEXT,
+  dynamic INTEGER, data TEXT);
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
+CREATE INDEX IF NOT EXISTS mem_dynamic ON mem(rowid) WHERE dynamic = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
@@ -63,8 +67,7 @@ def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
 
-@dataclass(frozen=True, slots=True)
-class FileFacts:
+class FileFacts(NamedTuple):
     """One file as last indexed: its hash, approved hash, clean-scan version, parsed JSON."""
 
     sha: str
@@ -301,12 +304,13 @@ class RootIndex:
                         (rel, st[0], st[1], st[2], sha, error, line))
         if error is not None:
             return
+        fts, extra = docs.row_values(mem)
         cur = self.db.execute(
-            "INSERT INTO mem(rel,id,type,lifecycle,confidence,roles,tier,valid_until,updated,data)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO mem({', '.join(docs.ROW_COLS)}, dynamic, data) "  # noqa: S608
+            f"VALUES ({', '.join('?' * (len(docs.ROW_COLS) + 2))})",
             (rel, mem.id, mem.type, mem.lifecycle, mem.confidence, " ".join(mem.roles),
-             mem.tier, mem.valid_until, mem.updated, memory_to_json(mem)))
-        docs.put(self.db, int(cur.lastrowid or 0), mem)
+             mem.tier, mem.valid_until, mem.updated, *extra, memory_to_json(mem)))
+        docs.put(self.db, int(cur.lastrowid or 0), fts)
 
     def doc_freq(self, anchors: Sequence[str]) -> tuple[dict[str, int], int]:
         """`docs.doc_freq`, cached until the data changes: SQLite's `data_version` moves on

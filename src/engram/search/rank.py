@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engram.search.terms import GENERIC_WORDS, stems
@@ -56,25 +55,34 @@ def match_expression(anchors: Sequence[str]) -> str:
     return " OR ".join(parts)
 
 
-@dataclass(slots=True)
 class Candidate:
-    """One memory BM25 found, with what the reranker needs."""
+    """One memory BM25 found, with what the reranker needs; reranking and evidence fill in
+    `score`, `matched` and `strong`. A plain slotted class: one is built per candidate."""
 
-    key: str
-    id: str
-    scope: str
-    type: str
-    bm25: float  # positive, larger is better
-    # Stems of id, title, tags, triggers and body, and of id, title, tags and triggers alone,
-    # each as one space-padded string: a substring test finds an anchor without building sets.
-    field_text: str = ""
-    strong_text: str = ""
-    tag_text: str = ""  # stems of tags and triggers, space-padded
-    updated: str = ""
-    tags: frozenset[str] = frozenset()  # raw tags, lower-cased (for the neighbour signal)
-    score: float = 0.0
-    matched: list[str] = field(default_factory=list)
-    strong: list[str] = field(default_factory=list)  # matched in id, title, tags or triggers
+    __slots__ = ("key", "id", "scope", "type", "bm25", "field_text", "strong_text", "tag_text",
+                 "updated", "tags", "score", "matched", "strong")
+
+    def __init__(self, *, key: str, id: str, scope: str, type: str, bm25: float,
+                 field_text: str = "", strong_text: str = "", tag_text: str = "",
+                 updated: str = "", tags: frozenset[str] = frozenset()) -> None:
+        self.key = key
+        self.id = id
+        self.scope = scope
+        self.type = type
+        self.bm25 = bm25  # positive, larger is better
+        # Stems of id, title, tags, triggers and body, and of id, title, tags and triggers
+        # alone, each space-padded: a substring test finds an anchor without building sets.
+        self.field_text = field_text
+        self.strong_text = strong_text
+        self.tag_text = tag_text  # stems of tags and triggers, space-padded
+        self.updated = updated
+        self.tags = tags  # raw tags, lower-cased (for the neighbour signal)
+        self.score = 0.0
+        self.matched: list[str] = []
+        self.strong: list[str] = []  # matched in id, title, tags or triggers
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.key!r}, bm25={self.bm25:.3f}, score={self.score:.3f})"
 
 
 def anchor_hits(anchor: str, stems: Collection[str]) -> bool:

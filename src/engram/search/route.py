@@ -13,11 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
 
 from engram.config import Settings
 from engram.search import docs
-from engram.search.docs import Doc, Extras
+from engram.search.docs import Doc
 from engram.search.evidence import prune
 from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
@@ -37,22 +36,21 @@ from engram.workspace import Roots
 
 RERANK_POOL = 3  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 24  # 32 cost ~30% more per load for +0.004 recall@8 on the benchmark
-_NO_STEMS = ("", "")
 
 
-@dataclass
 class Routed:
     """What routing decided, and enough to explain it."""
 
-    anchors: list[str]
-    ranked: list[Candidate] = field(default_factory=list)  # visible, best first
-    matched: int = 0  # visible memories with anchor overlap
-    selection: Selection = field(default_factory=Selection)
-    docs: dict[str, Doc] = field(default_factory=dict)
-    hidden: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
-    missing: list[tuple[str, str]] = field(default_factory=list)  # (dependant key, missing id)
-    narrow_tags: list[str] = field(default_factory=list)
-    pruned: list[tuple[str, str]] = field(default_factory=list)  # (key, reason), evidence.py
+    def __init__(self, anchors: list[str]) -> None:
+        self.anchors = anchors
+        self.ranked: list[Candidate] = []  # visible, best first
+        self.matched = 0  # visible memories with anchor overlap
+        self.selection = Selection()
+        self.docs: dict[str, Doc] = {}
+        self.hidden: list[tuple[str, str]] = []  # (key, reason)
+        self.missing: list[tuple[str, str]] = []  # (dependant key, missing id)
+        self.narrow_tags: list[str] = []
+        self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -66,7 +64,7 @@ class Router:
         self.roots = index.roots
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
-        self._extras: dict[str, Extras] = {}
+        self._by_id: dict[str, Doc | None] = {}  # id → the memory it names, for this command
         for part in index.parts:
             part.quick_refresh()
 
@@ -84,23 +82,19 @@ class Router:
     # -- lookups -------------------------------------------------------------------------
     def doc(self, memory_id: str) -> Doc | None:
         """The memory an id names: the workspace one wins over a global one."""
-        for scope, part in self.parts.items():
-            found = docs.by_id(part.db, scope, memory_id)
-            if found is not None:
-                return found
-        return None
+        if memory_id not in self._by_id:
+            self._fetch_ids([memory_id])
+        return self._by_id[memory_id]
 
-    def extras(self, d: Doc) -> Extras:
-        if d.key not in self._extras:
-            self._load_extras([d])
-        return self._extras[d.key]
-
-    def _load_extras(self, ds: list[Doc]) -> None:
+    def _fetch_ids(self, ids: list[str]) -> None:
+        """Look up several ids at once (a pack's prerequisites), remembering misses too."""
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._by_id]
         for scope, part in self.parts.items():
-            rows = [d for d in ds if d.scope == scope and d.key not in self._extras]
-            got = docs.extras_of(part.db, [d.rowid for d in rows])
-            for d in rows:
-                self._extras[d.key] = got.get(d.rowid) or docs.Extras("", (), ())
+            for start in range(0, len(wanted), 500):  # well under SQLite's variable limit
+                for mid, d in docs.by_ids(part.db, scope, wanted[start:start + 500]).items():
+                    self._by_id.setdefault(mid, d)
+        for mid in wanted:
+            self._by_id.setdefault(mid, None)
 
     def _shadowed(self, d: Doc) -> bool:
         ws = self.parts.get("workspace")
@@ -144,23 +138,12 @@ class Router:
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
              head_size: int = MATCHED_FOR) -> list[Candidate]:
-        self._load_extras([d for d, _ in found])
-        cands = []
-        for d, score in found:
-            ex = self._extras[d.key]
-            cands.append(Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                                   tag_text=ex.tag_text, updated=d.updated,
-                                   tags=frozenset(t.lower() for t in ex.tags)))
+        cands = [Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
+                           field_text=d.field_text, strong_text=d.strong_text,
+                           tag_text=d.tag_text, updated=d.updated,
+                           tags=frozenset(t.lower() for t in d.tags)) for d, score in found]
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
-        head = ranked[:head_size]
-        rowids = {d.key: d.rowid for d, _ in found}
-        for scope, part in self.parts.items():
-            stems = docs.field_stems_of(part.db, [rowids[c.key] for c in head
-                                                  if c.scope == scope])
-            for c in head:
-                if c.scope == scope:
-                    c.field_text, c.strong_text = stems.get(rowids[c.key], _NO_STEMS)
-        mark_matched(head, terms)
+        mark_matched(ranked[:head_size], terms)
         return ranked
 
     def doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
@@ -204,12 +187,14 @@ class Router:
         return routed
 
     def _select(self, routed: Routed, ranked_keys: list[str], limit: int) -> None:
+        self._fetch_ids([i for k in ranked_keys[:limit] for i in routed.docs[k].depends_on])
+
         def deps(key: str) -> list[str]:
             d = routed.docs.get(key)
             if d is None:
                 return []
             out = []
-            for dep_id in self.extras(d).depends_on:
+            for dep_id in d.depends_on:
                 dep = self.doc(dep_id)
                 if dep is None:
                     routed.missing.append((key, dep_id))
@@ -231,7 +216,7 @@ class Router:
         pool = [routed.docs[c.key] for c in routed.ranked[:RERANK_MIN]]
         counts: Counter[str] = Counter()
         for d in pool:
-            counts.update({t.lower() for t in self.extras(d).tags})
+            counts.update({t.lower() for t in d.tags})
         out: list[str] = []
         # Most common first, so only the tags that could be listed are checked against anchors.
         for t, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0])):
