@@ -10,17 +10,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.errors import ConfigValueError, UsageError
 
 CONFIG_FILE = "engram.config.json"
 
 
-@dataclass(frozen=True)
-class Env:
+class Env(NamedTuple):
     """Everything Engram takes from the process environment, read once."""
 
     home: Path
@@ -52,8 +50,7 @@ def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) 
     )
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(NamedTuple):
     """One config key: its kind, default and allowed values or range."""
 
     name: str
@@ -86,8 +83,7 @@ KEYS: dict[str, Key] = {
 }
 
 
-@dataclass(frozen=True)
-class Clamp:
+class Clamp(NamedTuple):
     """A hand-edited value that was out of range and was clamped (reported by doctor)."""
 
     file: str
@@ -96,11 +92,10 @@ class Clamp:
     used: Any
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     values: dict[str, Any]
     sources: tuple[Path, ...] = ()
-    clamped: tuple[Clamp, ...] = field(default_factory=tuple)
+    clamped: tuple[Clamp, ...] = ()
 
     def get(self, key: str) -> Any:
         if key not in KEYS:

@@ -3,19 +3,21 @@
 `engram <cmd> --json` prints `Outcome.envelope()`; the MCP server puts the same envelope in
 `structuredContent` and `text` in `content[0].text`. Expected failures are outcomes with
 `ok=False`, not exceptions.
+
+Value types on every command's path are NamedTuples or plain slotted classes, not dataclasses:
+importing `dataclasses` (it pulls in `inspect`) and decorating each class cost a cold
+`engram load` about a fifth of its wall time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 CONTRACT_VERSION = "1"
 Level = Literal["info", "warn", "error"]
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     code: str
     level: Level
     message: str
@@ -24,15 +26,31 @@ class Diagnostic:
         return {"code": self.code, "level": self.level, "message": self.message}
 
 
-@dataclass
 class Outcome:
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    ok: bool = True
-    exit_code: int = 0
-    # Errors raised as exceptions print on stderr; reports (even failing ones) on stdout.
-    to_stderr: bool = False
+    """Text for a human or agent, the envelope's data and diagnostics, and how to exit."""
+
+    __slots__ = ("text", "data", "diagnostics", "ok", "exit_code", "to_stderr")
+
+    def __init__(self, text: str, data: dict[str, Any] | None = None,
+                 diagnostics: list[Diagnostic] | None = None, ok: bool = True,
+                 exit_code: int = 0, to_stderr: bool = False) -> None:
+        self.text = text
+        self.data: dict[str, Any] = {} if data is None else data
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.ok = ok
+        self.exit_code = exit_code
+        # Errors raised as exceptions print on stderr; reports (even failing ones) on stdout.
+        self.to_stderr = to_stderr
+
+    def __repr__(self) -> str:
+        return (f"Outcome(ok={self.ok}, exit_code={self.exit_code}, text={self.text[:60]!r}, "
+                f"data keys={sorted(self.data)})")
+
+    def replace(self, **changes: Any) -> Outcome:
+        """A copy with some fields changed (the MCP server amends what a core call returned)."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return Outcome(**fields)
 
     def envelope(self) -> dict[str, Any]:
         return {

@@ -8,9 +8,8 @@ holds `.agents/.engram`, else the git top level, else the working directory; `--
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from engram.config import CONFIG_FILE, Env, Settings, load_settings, read_env, read_json_file
 
@@ -20,8 +19,7 @@ IGNORED_LINES = ("working/", "pending-approvals.json", "usage.json", ".cache/", 
 ROOT_REL = Path(".agents") / ".engram"
 
 
-@dataclass(frozen=True)
-class Root:
+class Root(NamedTuple):
     """One memory root and the fixed names inside it (§3)."""
 
     path: Path
@@ -71,8 +69,7 @@ class Root:
         return self.path.is_dir()
 
 
-@dataclass(frozen=True)
-class Roots:
+class Roots(NamedTuple):
     project: Path
     workspace: Root
     global_root: Root | None

@@ -8,8 +8,9 @@ knows exit codes and prints errors.
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engram import __version__
 from engram.errors import EXIT_USAGE, EngramError
@@ -80,6 +81,22 @@ class Context:
         return bool(getattr(self.args, "json", False))
 
 
+def _formatter(base: type[argparse.HelpFormatter]) -> Callable[[str], argparse.HelpFormatter]:
+    """`base` with the terminal's width asked of os directly.
+
+    argparse builds a formatter on every `add_argument`, and the default one imports shutil
+    (with bz2 and lzma) to learn the width: a few ms of every cold command, help or not."""
+
+    def make(prog: str) -> argparse.HelpFormatter:
+        try:
+            width = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (OSError, ValueError):  # not a terminal, or stdout replaced
+            width = 80
+        return base(prog, width=max(width, 40) - 2)
+
+    return make
+
+
 def _top_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -89,7 +106,7 @@ def _top_parser() -> argparse.ArgumentParser:
         prog="engram",
         description="Human-owned, file-first memory for AI coding agents.",
         epilog=epilog + "\n\nRun `engram <command> --help` for a command's options.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_formatter(argparse.RawDescriptionHelpFormatter),
     )
     p.add_argument("--version", action="version", version=f"engram {__version__}")
     p.add_argument("command", nargs="?", help="the command to run")
@@ -110,7 +127,8 @@ def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.Argumen
 
     name, module_name, stem, help_text, is_read = row
     module = importlib.import_module(module_name)
-    p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text)
+    p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text,
+                                formatter_class=_formatter(argparse.HelpFormatter))
     p.add_argument("--workspace", metavar="DIR", help="project directory (default: auto-detect)")
     if is_read:
         p.add_argument("--json", action="store_true", help="print the JSON envelope")

@@ -14,15 +14,13 @@ module can be tested and timed on its own. This module never writes memories.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.config import Env
 from engram.store.fileio import atomic_write
@@ -37,8 +35,7 @@ _STOP = frozenset({"the", "and", "for", "with", "from", "into", "are", "this", "
                    "work", "working"})
 
 
-@dataclass(frozen=True)
-class Pack:
+class Pack(NamedTuple):
     """A routed pack: the text to inject, all routed keys, and the ids shown as cards."""
 
     text: str
@@ -189,7 +186,7 @@ def respond(raw: str, env: Env, router: Router = search_router,
     session = str(payload.get("session_id") or "")
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and Path(cwd).is_dir():
-        env = dataclasses.replace(env, cwd=Path(cwd))
+        env = env._replace(cwd=Path(cwd))
     roots = resolve(env)
     if not roots.existing():
         return {}

@@ -249,15 +249,13 @@ class Handlers:
 
 
 def _failure(code: str, message: str, *, hint: str = "") -> Outcome:
-    from engram.outcome import failure  # lazily: cold start must not pay for dataclasses
+    from engram.outcome import failure  # lazily: the server starts without the core
 
     return failure(code, message, hint=hint)
 
 
 def _amend(outcome: Outcome, **changes: Any) -> Outcome:
-    from dataclasses import replace
-
-    return replace(outcome, **changes)
+    return outcome.replace(**changes)
 
 
 def _memory_resource(memory: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ one cue, low on a tie or no cue at all (then the type is `other`). Routing does 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engram.search.terms import stem, tokens
 
@@ -35,8 +35,7 @@ _CUES: dict[str, tuple[str, ...]] = {
 _STEMMED = {t: frozenset(stem(w) for w in words) for t, words in _CUES.items()}
 
 
-@dataclass(frozen=True)
-class Classification:
+class Classification(NamedTuple):
     task_type: str
     confidence: str  # high | medium | low
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from engram.search.rank import Candidate, tag_text, text_hits
 
@@ -36,12 +35,14 @@ MIN_SHARE = 1 / 3  # rule 2: keep candidates with at least a third of the best o
 FOREIGN_SHARE = 0.5  # rule 1: share of the query's IDF mass in words the store never uses
 TOPIC_SHARE = 0.5  # rule 3: share of a memory's tags that must be query words or shared
 
-@dataclass
 class Pruned:
     """What pruning kept (in the order given), and why the others went."""
 
-    kept: list[Candidate] = field(default_factory=list)
-    dropped: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
+    __slots__ = ("kept", "dropped")
+
+    def __init__(self) -> None:
+        self.kept: list[Candidate] = []
+        self.dropped: list[tuple[str, str]] = []  # (key, reason)
 
 
 def idf(df: int, n: int) -> float:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Scanner = Callable[[str], Sequence[object]]
 FIX = "review it, then run engram rehash"
 
 
-@dataclass(frozen=True)
-class Skip:
+class Skip(NamedTuple):
     """A memory file that the guard refused to print."""
 
     file: str

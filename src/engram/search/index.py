@@ -15,7 +15,6 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import fields
 from typing import Any, NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError
@@ -29,7 +28,7 @@ from engram.workspace import Root, Roots
 SCHEMA = 11  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three)
-_FIELDS = tuple(f.name for f in fields(Memory))  # Memory._fields once a NamedTuple
+_FIELDS = Memory._fields
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
@@ -49,7 +48,7 @@ CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
 
 
 def memory_to_json(m: Memory) -> str:
-    # Hand-built instead of dataclasses.asdict: asdict deep-copies and dominated index builds.
+    # Hand-built, not Memory._asdict(): the JSON keys are the field names, nothing else.
     return json.dumps({f: getattr(m, f) for f in _FIELDS}, ensure_ascii=False,
                       separators=(",", ":"))
 

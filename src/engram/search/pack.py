@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from engram.store.model import AUTHORITY, Memory
 
@@ -27,12 +26,18 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-@dataclass
 class Pack:
-    text: str
-    body_keys: list[str] = field(default_factory=list)
-    card_ids: list[str] = field(default_factory=list)
-    omitted_ids: list[str] = field(default_factory=list)
+    """A rendered pack: its text and which memories went in as bodies, cards or ids only."""
+
+    __slots__ = ("text", "body_keys", "card_ids", "omitted_ids")
+
+    def __init__(self, text: str, body_keys: list[str] | None = None,
+                 card_ids: list[str] | None = None,
+                 omitted_ids: list[str] | None = None) -> None:
+        self.text = text
+        self.body_keys: list[str] = [] if body_keys is None else body_keys
+        self.card_ids: list[str] = [] if card_ids is None else card_ids
+        self.omitted_ids: list[str] = [] if omitted_ids is None else omitted_ids
 
     @property
     def tokens(self) -> int:
@@ -105,12 +110,14 @@ def omitted_line(ids: Sequence[str], room: int) -> str | None:
     return None
 
 
-@dataclass
 class _Parts:
-    head: list[str]
-    bodies: list[str] = field(default_factory=list)
-    cards: list[str] = field(default_factory=list)
-    tail: str = ""
+    __slots__ = ("head", "bodies", "cards", "tail")
+
+    def __init__(self, head: list[str], bodies: list[str] | None = None) -> None:
+        self.head = head
+        self.bodies: list[str] = [] if bodies is None else bodies
+        self.cards: list[str] = []
+        self.tail = ""
 
     def text(self) -> str:
         blocks = ["\n".join(self.head), *self.bodies]

@@ -13,9 +13,9 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
@@ -57,8 +57,9 @@ def scanner_version() -> str:
     return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
 
 
-@dataclass
-class Read:
+class Read(NamedTuple):
+    """One guarded read: the memory and its text, or why it was skipped."""
+
     memory: Memory | None
     raw: str = ""
     skip: Skip | None = None
@@ -85,17 +86,18 @@ class _Approved(Mapping[str, str]):
         return int(self.part.db.execute("SELECT count(*) FROM approved").fetchone()[0])
 
 
-@dataclass
 class Reader:
     """Guarded reads for one command: hashes come from the index when one is given (a point
     lookup), else from memory.hashes.json, loaded once per root."""
 
-    roots: Roots
-    scan: Scanner | None = None
-    index: MemoryIndex | None = None
-    _hashes: dict[str, Mapping[str, str]] = field(default_factory=dict)
-    _dirs: dict[str, str | None] = field(default_factory=dict)
-    _facts: dict[tuple[str, str], FileFacts] = field(default_factory=dict)
+    def __init__(self, roots: Roots, scan: Scanner | None = None,
+                 index: MemoryIndex | None = None) -> None:
+        self.roots = roots
+        self.scan = scan
+        self.index = index
+        self._hashes: dict[str, Mapping[str, str]] = {}
+        self._dirs: dict[str, str | None] = {}
+        self._facts: dict[tuple[str, str], FileFacts] = {}
 
     def root(self, scope: str) -> Root | None:
         return next((r for r in self.roots.existing() if r.scope == scope), None)

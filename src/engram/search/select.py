@@ -9,21 +9,21 @@ works on keys and a prerequisite lookup only; it does not know files, scores or 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 Deps = Callable[[str], Sequence[str]]
 
 
-@dataclass
 class Selection:
     """The pack in load order and how it came to be."""
 
-    keys: list[str] = field(default_factory=list)
-    primary: list[str] = field(default_factory=list)
-    # prerequisite → the dependant that pulled it in
-    prereq_of: dict[str, str] = field(default_factory=dict)
-    dropped: list[str] = field(default_factory=list)  # ranked primaries displaced by prerequisites
-    cycles: list[list[str]] = field(default_factory=list)
+    __slots__ = ("keys", "primary", "prereq_of", "dropped", "cycles")
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.primary: list[str] = []
+        self.prereq_of: dict[str, str] = {}  # prerequisite → the dependant that pulled it in
+        self.dropped: list[str] = []  # ranked primaries displaced by prerequisites
+        self.cycles: list[list[str]] = []
 
 
 def closure(key: str, deps: Deps, cycles: list[list[str]]) -> list[str]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 IGNORE_FILE = ".engramignore"
 
@@ -37,8 +36,7 @@ class Visible(Protocol):
     def valid_until(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """The user's view: ignore patterns, active roles and today's date."""
 
     ignore: tuple[str, ...] = ()

@@ -6,8 +6,7 @@ fields the engine needs often (id, type, title, tags, …) are lifted out for sp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 MemoryType = Literal["rule", "skill", "knowledge"]
 ScopeName = Literal["workspace", "global"]
@@ -26,13 +25,13 @@ VARIANTS: tuple[str, ...] = ("light", "balanced", "strict")
 SCHEMA_VERSION = 3
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(NamedTuple):
     """One parsed memory file.
 
     `body` is the Markdown after the frontmatter, exactly as in the file. `content` is the text of
     its `## Content` section; `variants` maps light/balanced/strict to their text (rules only).
-    `rel_path` is the posix path relative to its root; `scope` says which root.
+    `rel_path` is the posix path relative to its root; `scope` says which root. A NamedTuple:
+    immutable, and cheap to define on every cold command (outcome.py says why).
     """
 
     id: str
@@ -43,7 +42,7 @@ class Memory:
     content: str
     rel_path: str
     scope: ScopeName = "workspace"
-    variants: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, str] = {}  # shared default: a Memory is never mutated in place
     schema_version: int = SCHEMA_VERSION
 
     @property

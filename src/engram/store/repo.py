@@ -12,9 +12,9 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
@@ -26,18 +26,22 @@ ACTIVE_DIRS = TYPE_DIRS
 NOTE_DIR = "working"
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """Write `text` to `rel` (posix, relative to the root), or delete it when text is None."""
 
     rel: str
     text: str | None
 
 
-@dataclass
 class Scan:
-    memories: list[Memory] = field(default_factory=list)
-    invalid: list[InvalidMemoryError] = field(default_factory=list)
+    """Every memory of a root that parsed, and every file that did not."""
+
+    __slots__ = ("memories", "invalid")
+
+    def __init__(self, memories: list[Memory] | None = None,
+                 invalid: list[InvalidMemoryError] | None = None) -> None:
+        self.memories: list[Memory] = [] if memories is None else memories
+        self.invalid: list[InvalidMemoryError] = [] if invalid is None else invalid
 
 
 def sha256_bytes(data: bytes) -> str:
