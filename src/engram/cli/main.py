@@ -81,13 +81,13 @@ class Context:
         return bool(getattr(self.args, "json", False))
 
 
-def _formatter(base: type[argparse.HelpFormatter]) -> Callable[[str], argparse.HelpFormatter]:
+def _formatter(base: type[argparse.HelpFormatter]) -> Callable[..., argparse.HelpFormatter]:
     """`base` with the terminal's width asked of os directly.
 
     argparse builds a formatter on every `add_argument`, and the default one imports shutil
     (with bz2 and lzma) to learn the width: a few ms of every cold command, help or not."""
 
-    def make(prog: str) -> argparse.HelpFormatter:
+    def make(*, prog: str) -> argparse.HelpFormatter:
         try:
             width = os.get_terminal_size(sys.stdout.fileno()).columns
         except (OSError, ValueError):  # not a terminal, or stdout replaced
