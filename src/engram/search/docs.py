@@ -22,13 +22,16 @@ from engram.search.visibility import Policy
 from engram.store.model import Memory
 
 DDL = f"""
-CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)}, flags,
+CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
   tokenize='unicode61 remove_diacritics 2');
 """
-# `flags` tokens let FTS5 itself drop always-hidden rows, so ranking and counting never join
-# every match with `mem` (§6.1.1); rows whose visibility depends on the user's roles or the date
-# are marked `mem.dynamic` and checked in SQL through a partial index.
-HIDDEN_FLAG = "zzhidden"  # archived, superseded or low confidence
+# Rows that routing may hide (always: superseded, low confidence; by the user's roles or the
+# date: role-scoped memories and working notes) are marked `mem.hidable`; a partial index lists
+# just those, and `fill_hidden` keeps the ones the policy hides in a temporary table that the
+# BM25 query excludes by row id (§6.1.1), so ranking and counting never join every match with
+# `mem`. Archived memories are not indexed at all.
+_HIDDEN_NAME = "engram_hidden"
+HIDDEN_ROWS = f"temp.{_HIDDEN_NAME}"  # per connection (fill_hidden)
 _SEP = "\x1f"  # joins list values; never part of an id or a tag
 _HEADING = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 # What routing reads per candidate, in one row of `mem` (index.py owns the table): visibility
@@ -80,8 +83,8 @@ def _stemmed(text: str) -> str:
 
 
 def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    """A memory's route_fts column values (rank.COLUMNS, then `flags`) and the values of the
-    `mem` columns after `ROW_COLS[:9]` (stems and raw lists) plus `dynamic`."""
+    """A memory's route_fts column values (rank.COLUMNS) and its `mem` row: `ROW_COLS` in the
+    form `_doc` hands on as they are (no NULLs, stems space-padded), then `hidable`."""
     body = m.body
     if m.type == "rule" and m.variants:
         # Variants restate the content three ways; index the content once so rules are not
@@ -92,18 +95,19 @@ def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
             _stemmed(kind_words(m.type)))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
-    hidden = m.lifecycle in ("archived", "superseded") or m.confidence == "low"
-    dynamic = bool(m.roles) or m.is_note
-    fts = (*cols, HIDDEN_FLAG if hidden else "")
-    extra = (tag_stems, _SEP.join(m.tags), _SEP.join(m.depends_on), field_stems,
-             f"{cols[0]} {cols[1]} {tag_stems}", int(dynamic))
-    return fts, extra
+    hidable = (m.lifecycle in ("archived", "superseded") or m.confidence == "low"
+               or bool(m.roles) or m.is_note)
+    row = (m.rel_path, m.id, m.type, m.lifecycle, m.confidence, " ".join(m.roles), m.tier,
+           m.valid_until or "", m.updated, f" {tag_stems} ", _SEP.join(t for t in m.tags if t),
+           _SEP.join(d for d in m.depends_on if d), f" {field_stems} ",
+           f" {cols[0]} {cols[1]} {tag_stems} ", int(hidable))
+    return cols, row
 
 
 def put(conn: sqlite3.Connection, rowid: int, fts: Sequence[str]) -> None:
     """Index one memory's words under the `mem` row id it got (caller holds the transaction)."""
-    names = ", ".join((*COLUMNS, "flags"))
-    marks = ", ?" * (len(COLUMNS) + 1)
+    names = ", ".join(COLUMNS)
+    marks = ", ?" * len(COLUMNS)
     conn.execute(f"INSERT INTO route_fts(rowid, {names}) VALUES (?{marks})",  # noqa: S608
                  (rowid, *fts))
 
@@ -112,16 +116,14 @@ def delete(conn: sqlite3.Connection, rowid: int) -> None:
     conn.execute("DELETE FROM route_fts WHERE rowid = ?", (rowid,))
 
 
-def _split(raw: object) -> tuple[str, ...]:
-    return tuple(t for t in str(raw or "").split(_SEP) if t)
+def _split(raw: str, sep: str = _SEP) -> tuple[str, ...]:
+    return tuple(raw.split(sep)) if raw else ()
 
 
-def _doc(scope: str, row: Sequence[Any]) -> Doc:
-    """A Doc from `rowid, *ROW_COLS` (SQLite returns TEXT columns as str already)."""
-    return Doc(row[0], scope, row[1], row[2], row[3], row[4] or "active", row[5] or "high",
-               tuple((row[6] or "").split()), row[7] or "durable", row[8] or "", row[9] or "",
-               f" {row[10] or ''} ", _split(row[11]), _split(row[12]), f" {row[13] or ''} ",
-               f" {row[14] or ''} ")
+def _doc(scope: str, r: Sequence[Any]) -> Doc:
+    """A Doc from `rowid, *ROW_COLS`, stored ready to use (`row_values`)."""
+    return Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], _split(r[6], " "), r[7], r[8], r[9],
+               r[10], _split(r[11]), _split(r[12]), r[13], r[14])
 
 
 # SQL below is built from this module's constant names and `?` placeholders only (hence noqa S608).
@@ -158,26 +160,22 @@ def _register(conn: sqlite3.Connection, policy: Policy) -> None:
                          deterministic=True)
 
 
-def fts_query(match: str, *, for_search: bool = False) -> str:
-    """The MATCH string: anchors searched in the ranked columns only, always-hidden rows
-    dropped for routing (search still shows superseded and low-confidence memories)."""
-    query = f"{{{' '.join(COLUMNS)}}} : ({match})"
-    return query if for_search else f"({query}) NOT flags : {HIDDEN_FLAG}"
-
-
 def _bm25() -> str:
-    return f"-bm25(route_fts, {', '.join(str(w) for w in WEIGHTS)}, 0.0)"
+    return f"-bm25(route_fts, {', '.join(str(w) for w in WEIGHTS)})"
 
 
-def _fast_filter(policy: Policy, for_search: bool) -> tuple[str, list[Any]]:
-    """For routing: an SQL condition dropping the rows the policy hides for its roles or date.
-    Only `mem.dynamic` rows can be, and a partial index lists just those, so the subquery
-    costs as many rows as are role-scoped or working notes, not the whole store."""
-    if for_search:
-        return "", []
+def fill_hidden(conn: sqlite3.Connection, policy: Policy) -> int:
+    """List in `HIDDEN_ROWS` the rows routing must not show under this policy, and return how
+    many. Only `mem.hidable` rows can be, and a partial index lists just those, so this reads
+    as many rows as are superseded, of low confidence, role-scoped or working notes, not the
+    whole store. A temporary table belongs to this connection alone; the caller refills it
+    when the data or the policy changes, so each query only looks row ids up in it."""
+    conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_HIDDEN_NAME}(r INTEGER PRIMARY KEY)")
+    conn.execute(f"DELETE FROM {HIDDEN_ROWS}")  # noqa: S608
     where, params = visibility_sql(policy)
-    return (" AND rowid NOT IN (SELECT m.rowid FROM mem m "  # noqa: S608
-            f"WHERE m.dynamic = 1 AND NOT ({where}))"), params
+    conn.execute(f"INSERT INTO {HIDDEN_ROWS} SELECT m.rowid FROM mem m "  # noqa: S608
+                 f"WHERE m.hidable = 1 AND NOT ({where})", params)
+    return int(conn.execute(f"SELECT count(*) FROM {HIDDEN_ROWS}").fetchone()[0])  # noqa: S608
 
 
 def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -> dict[int, Doc]:
@@ -189,25 +187,33 @@ def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -
 
 
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
-            for_search: bool = False, hidden: bool = False) -> list[tuple[Doc, float]]:
+            for_search: bool = False, hidden: bool = False,
+            exclude_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
-    `hidden=True`, hides), with BM25 scores (positive, best first). Every returned row has
-    passed the policy's own check, so callers need not check again.
+    `hidden=True`, hides), with BM25 scores (positive, best first), and how many it shows in
+    all. Every returned row has passed the policy's own check, so callers need not check again.
 
-    BM25 runs inside FTS5 on the index alone, with hidden rows filtered in SQL; only the top
-    rows are read from `mem`.
+    BM25 runs inside FTS5 on the index alone; with `exclude_hidden` (routing), the rows listed
+    in `HIDDEN_ROWS` (`fill_hidden`) are dropped by a key lookup each before they are scored.
+    Only the top rows are read from `mem`.
     """
     if hidden or policy.ignore:
-        return _matches_joined(conn, scope, match, policy, limit=limit,
-                               for_search=for_search, hidden=hidden)
-    cond, params = _fast_filter(policy, for_search)
+        joined = _matches_joined(conn, scope, match, policy, limit=limit,
+                                 for_search=for_search, hidden=hidden)
+        return joined, (len(joined) if hidden or len(joined) < limit else
+                        _count_joined(conn, match, policy, for_search=for_search))
+    cond = f" AND rowid NOT IN {HIDDEN_ROWS}" if exclude_hidden else ""
     rows = conn.execute(f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
                         f"WHERE route_fts MATCH ?{cond} ORDER BY s DESC LIMIT ?",
-                        (fts_query(match, for_search=for_search), *params, limit)).fetchall()
+                        (match, limit)).fetchall()
     found = docs_by_rowid(conn, scope, [r[0] for r in rows])
     check = policy.search_hidden_reason if for_search else policy.hidden_reason
     # The policy itself has the last word (it also knows what SQL cannot, like a deleted row).
-    return [(found[r], float(s)) for r, s in rows if r in found and check(found[r]) is None]
+    shown = [(found[r], float(s)) for r, s in rows if r in found and check(found[r]) is None]
+    total = len(rows) if len(rows) < limit else int(conn.execute(
+        f"SELECT count(*) FROM route_fts WHERE route_fts MATCH ?{cond}",  # noqa: S608
+        (match,)).fetchone()[0])
+    return shown, total - (len(rows) - len(shown))
 
 
 def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
@@ -221,7 +227,7 @@ def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Po
            + ", ".join(f"m.{c}" for c in ROW_COLS)
            + " FROM route_fts JOIN mem m ON m.rowid = route_fts.rowid"
            f" WHERE route_fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
-    rows = conn.execute(sql, (fts_query(match, for_search=True), *params, limit))
+    rows = conn.execute(sql, (match, *params, limit))
     found = [(_doc(scope, row[1:]), float(row[0])) for row in rows]
     if hidden:
         return found
@@ -229,21 +235,14 @@ def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Po
     return [(d, s) for d, s in found if check(d) is None]
 
 
-def count_matches(conn: sqlite3.Connection, match: str, policy: Policy, *,
-                  for_search: bool = False) -> int:
-    """How many memories the policy shows match: one FTS5 count with the same filter as
-    `matches` (exact, by a join, under ignore globs)."""
-    if policy.ignore:
-        _register(conn, policy)
-        where, params = visibility_sql(policy, for_search=for_search)
-        sql = ("SELECT count(*) FROM route_fts JOIN mem m "  # noqa: S608
-               f"ON m.rowid = route_fts.rowid WHERE route_fts MATCH ? AND {where}")
-        query = fts_query(match, for_search=True)
-        return int(conn.execute(sql, (query, *params)).fetchone()[0])
-    cond, params = _fast_filter(policy, for_search)
-    sql = f"SELECT count(*) FROM route_fts WHERE route_fts MATCH ?{cond}"  # noqa: S608
-    return int(conn.execute(sql, (fts_query(match, for_search=for_search), *params))
-               .fetchone()[0])
+def _count_joined(conn: sqlite3.Connection, match: str, policy: Policy, *,
+                  for_search: bool) -> int:
+    """How many memories the policy shows match, by a join (ignore globs need `mem.rel`)."""
+    _register(conn, policy)
+    where, params = visibility_sql(policy, for_search=for_search)
+    sql = ("SELECT count(*) FROM route_fts JOIN mem m "  # noqa: S608
+           f"ON m.rowid = route_fts.rowid WHERE route_fts MATCH ? AND {where}")
+    return int(conn.execute(sql, (match, *params)).fetchone()[0])
 
 
 def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:

@@ -28,7 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from engram.search.rank import Candidate, tag_text, text_hits
+from engram.search.rank import Candidate, needle, tag_text
 
 BODY_WEIGHT = 0.5  # a body-only match is half the evidence of an id/title/tag/trigger match
 MIN_SHARE = 1 / 3  # rule 2: keep candidates with at least a third of the best one's evidence
@@ -115,15 +115,15 @@ class _Topics:
 
     def __init__(self, cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
         self.count = Counter(t for c in cands for t in c.tags)
-        self.anchors = anchors
+        self.needles = [needle(a) for a in anchors]
         self._query_word: dict[str, bool] = {}
         self._on: dict[str, bool] = {}
 
     def query_word(self, tag: str) -> bool:
         got = self._query_word.get(tag)
         if got is None:
-            got = self._query_word[tag] = any(text_hits(a, tag_text(tag))
-                                              for a in self.anchors)
+            text = tag_text(tag)
+            got = self._query_word[tag] = any(n in text for n in self.needles)
         return got
 
     def on_topic(self, c: Candidate) -> bool:

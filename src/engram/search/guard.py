@@ -33,13 +33,15 @@ def sha256_hex(data: bytes) -> str:
 
 
 def check(rel_path: str, data: bytes, hashes: Mapping[str, str],
-          scan: Scanner | None = None, *, display: str | None = None) -> Skip | None:
-    """Why `data` (the bytes of `rel_path`) must not be printed, or None when it may."""
+          scan: Scanner | None = None, *, display: str | None = None,
+          sha: str | None = None) -> Skip | None:
+    """Why `data` (the bytes of `rel_path`, whose SHA-256 the caller may already have) must not
+    be printed, or None when it may."""
     shown = display or rel_path
     expected = hashes.get(rel_path)
     if expected is None:
         return Skip(shown, "no approved hash in memory.hashes.json")
-    if expected.lower() != sha256_hex(data):
+    if expected.lower() != (sha or sha256_hex(data)):
         return Skip(shown, "changed since it was approved (hash mismatch)")
     if scan is not None:
         findings = scan(data.decode("utf-8", errors="replace"))

@@ -20,14 +20,17 @@ from typing import Any, NamedTuple
 from engram.errors import IntegrityError, InvalidMemoryError
 from engram.progress import Progress
 from engram.search import docs
+from engram.search.visibility import Policy
 from engram.store.model import Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 11  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 12  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
-# 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three)
+# 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
+# 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
+# hidden from routing are excluded by row id (`hidable`, docs.fill_hidden)
 _FIELDS = Memory._fields
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
@@ -38,9 +41,9 @@ CREATE TABLE IF NOT EXISTS mem(
   rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
   confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT,
   tag_stems TEXT, tags_raw TEXT, depends_raw TEXT, field_stems TEXT, strong_stems TEXT,
-  dynamic INTEGER, data TEXT);
+  hidable INTEGER, data TEXT);
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
-CREATE INDEX IF NOT EXISTS mem_dynamic ON mem(rowid) WHERE dynamic = 1;
+CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
@@ -116,6 +119,9 @@ class RootIndex:
         self._df_version: tuple[int, int] = (-1, -1)
         self._df: dict[str, int] = {}
         self._n = 0
+        # How many rows docs.HIDDEN_ROWS lists, and for which data version and policy.
+        self._hidden_key: tuple[tuple[int, int], Policy] | None = None
+        self._hidden = 0
 
     def _open(self) -> sqlite3.Connection:
         path = self.root.cache_dir / "index.sqlite"
@@ -303,20 +309,23 @@ class RootIndex:
                         (rel, st[0], st[1], st[2], sha, error, line))
         if error is not None:
             return
-        fts, extra = docs.row_values(mem)
+        fts, row = docs.row_values(mem)
         cur = self.db.execute(
-            f"INSERT INTO mem({', '.join(docs.ROW_COLS)}, dynamic, data) "  # noqa: S608
-            f"VALUES ({', '.join('?' * (len(docs.ROW_COLS) + 2))})",
-            (rel, mem.id, mem.type, mem.lifecycle, mem.confidence, " ".join(mem.roles),
-             mem.tier, mem.valid_until, mem.updated, *extra, memory_to_json(mem)))
+            f"INSERT INTO mem({', '.join(docs.ROW_COLS)}, hidable, data) "  # noqa: S608
+            f"VALUES ({', '.join('?' * (len(docs.ROW_COLS) + 2))})", (*row, memory_to_json(mem)))
         docs.put(self.db, int(cur.lastrowid or 0), fts)
 
+    def _data_version(self) -> tuple[int, int]:
+        """Moves whenever the indexed data may have changed: SQLite's `data_version` on another
+        connection's commit, `total_changes` on this one's. What is cached against it (document
+        frequencies, hidden rows) lets a long-lived process (the MCP server) reuse answers
+        between calls and never keep stale ones."""
+        return (int(self.db.execute("PRAGMA data_version").fetchone()[0]),
+                self.db.total_changes)
+
     def doc_freq(self, anchors: Sequence[str]) -> tuple[dict[str, int], int]:
-        """`docs.doc_freq`, cached until the data changes: SQLite's `data_version` moves on
-        another connection's commit and `total_changes` on this one's, so a long-lived process
-        (the MCP server) reuses counts between calls and never keeps stale ones."""
-        version = (int(self.db.execute("PRAGMA data_version").fetchone()[0]),
-                   self.db.total_changes)
+        """`docs.doc_freq`, cached until the data changes."""
+        version = self._data_version()
         if version != self._df_version or len(self._df) > _DF_CACHE:
             self._df_version, self._df = version, {}
             self._n = docs.memory_count(self.db)
@@ -324,6 +333,17 @@ class RootIndex:
         if missing:
             self._df.update(docs.doc_freq(self.db, missing, self._n))
         return {a: self._df[a] for a in anchors}, self._n
+
+    def hidden_rows(self, policy: Policy) -> int:
+        """Keep `docs.HIDDEN_ROWS` current for this policy (roles, date) and data; returns how
+        many rows it lists."""
+        before = self._data_version()
+        if self._hidden_key != (before, policy):
+            self._hidden = docs.fill_hidden(self.db, policy)
+            # Filling the table counts as changes on this connection, so key on this
+            # connection's count after it, and on other connections' commits before it.
+            self._hidden_key = ((before[0], self.db.total_changes), policy)
+        return self._hidden
 
     def usable(self) -> bool:
         """False once the cache file this connection uses was deleted or replaced."""

@@ -62,7 +62,7 @@ class Candidate:
     __slots__ = ("key", "id", "scope", "type", "bm25", "field_text", "strong_text", "tag_text",
                  "updated", "tags", "score", "matched", "strong")
 
-    def __init__(self, *, key: str, id: str, scope: str, type: str, bm25: float,
+    def __init__(self, key: str, id: str, scope: str, type: str, bm25: float,
                  field_text: str = "", strong_text: str = "", tag_text: str = "",
                  updated: str = "", tags: frozenset[str] = frozenset()) -> None:
         self.key = key
@@ -92,11 +92,14 @@ def anchor_hits(anchor: str, stems: Collection[str]) -> bool:
     return any(s.startswith(anchor) for s in stems)
 
 
+def needle(anchor: str) -> str:
+    """What `text_hits` looks for: the anchor as a whole stem, or (long ones) as a prefix."""
+    return f" {anchor} " if len(anchor) < MIN_PREFIX else f" {anchor}"
+
+
 def text_hits(anchor: str, padded: str) -> bool:
     """`anchor_hits` over a space-padded string of stems (`" a b c "`)."""
-    if len(anchor) < MIN_PREFIX:
-        return f" {anchor} " in padded
-    return f" {anchor}" in padded
+    return needle(anchor) in padded
 
 
 @lru_cache(maxsize=8192)
@@ -123,15 +126,22 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
     never selects (§6.1.3).
     """
     total = sum(c.bm25 for c in cands)
-    by_tag: dict[str, list[int]] = {}
+    by_tag: dict[str, int] = {}  # tag → bit set of the candidates carrying it
     for i, c in enumerate(cands):
         for tag in c.tags:
-            by_tag.setdefault(tag, []).append(i)
+            by_tag[tag] = by_tag.get(tag, 0) | 1 << i
     out: dict[str, float] = {}
     for i, c in enumerate(cands):
+        sharing = 0
+        for tag in c.tags:
+            sharing |= by_tag[tag]
+        sharing &= ~(1 << i)
+        shared = 0.0
+        while sharing:  # lowest bit first: the candidates in order
+            low = sharing & -sharing
+            shared += cands[low.bit_length() - 1].bm25
+            sharing ^= low
         rest = total - c.bm25
-        sharing = {j for tag in c.tags for j in by_tag[tag]} - {i}
-        shared = sum(cands[j].bm25 for j in sharing)
         out[c.key] = shared / rest if rest > 0 else 0.0
     return out
 
@@ -140,8 +150,9 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
            floor: float = RELATIVE_FLOOR) -> list[Candidate]:
     """Apply the boosts and return candidates best first (ties: workspace, then id)."""
     support = neighbour_support(cands)
+    needles = [needle(a) for a in anchors]
     for c in cands:
-        tag_hits = sum(1 for a in anchors if text_hits(a, c.tag_text))
+        tag_hits = sum(n in c.tag_text for n in needles)
         boost = min(TAG_BOOST_MAX, TAG_BOOST * tag_hits) + recency(c.updated, today)
         c.score = c.bm25 * (1.0 + boost) * (1.0 + NEIGHBOUR_BOOST * support[c.key])
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
@@ -154,6 +165,9 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
 def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
     """Record which anchors each candidate matched, and which of those in its id, title, tags
     or triggers (explain and search report them; evidence pruning weighs them)."""
+    needles = [(a, needle(a)) for a in anchors]
     for c in cands:
-        c.matched = [a for a in anchors if text_hits(a, c.field_text)]
-        c.strong = [a for a in c.matched if text_hits(a, c.strong_text)]
+        field, strong = c.field_text, c.strong_text
+        hits = [(a, n) for a, n in needles if n in field]
+        c.matched = [a for a, _ in hits]
+        c.strong = [a for a, n in hits if n in strong]

@@ -96,11 +96,16 @@ class Reader:
         self.scan = scan
         self.index = index
         self._hashes: dict[str, Mapping[str, str]] = {}
-        self._dirs: dict[str, str | None] = {}
+        self._dirs: dict[tuple[str, str], bool] = {}
         self._facts: dict[tuple[str, str], FileFacts] = {}
+        self._roots: dict[str, Root] | None = None
+        self._parts: dict[str, RootIndex] | None = None
 
     def root(self, scope: str) -> Root | None:
-        return next((r for r in self.roots.existing() if r.scope == scope), None)
+        """The root of a scope, if it exists (looked up once per command)."""
+        if self._roots is None:
+            self._roots = {r.scope: r for r in self.roots.existing()}
+        return self._roots.get(scope)
 
     def hashes(self, root: Root) -> Mapping[str, str]:
         part = self._part(root)
@@ -146,7 +151,7 @@ class Reader:
             hashes = self.hashes(root)
         version = scanner_version()
         clean = facts is not None and not stale and facts.scanned == version
-        skip = check(rel, data, hashes, None if clean else self.scan, display=shown)
+        skip = check(rel, data, hashes, None if clean else self.scan, display=shown, sha=sha)
         if skip is not None and skip.reason.startswith(_HASH_SKIPS):
             # A commit may be half-way: its file renamed, its hash not yet recorded. Wait for
             # the writer (bounded), then judge the file against the hashes file as it is now.
@@ -174,23 +179,23 @@ class Reader:
             hashes = Store(root).load_hashes()
         except IntegrityError:
             hashes = {}
-        return data, sha256_hex(data), check(rel, data, hashes, self.scan, display=shown)
+        sha = sha256_hex(data)
+        return data, sha, check(rel, data, hashes, self.scan, display=shown, sha=sha)
 
     def _bytes(self, root: Root, rel: str) -> bytes:
         """The file's bytes, refusing paths that leave the root and symlinked files.
 
-        The directories' real paths are resolved once per command; the file itself is opened
-        with O_NOFOLLOW, so a symlink planted in place of a memory is refused by the store's
-        own checks (the slow path) instead of followed.
+        The directories between the root and the file are checked once per command to be real
+        directories, not symlinks; the file itself is opened with O_NOFOLLOW. Anything else (a
+        symlink planted in place of a memory or of a type directory) takes the store's own
+        checks, the slow path, instead of being followed.
         """
         parts = rel.split("/")
-        if ".." in parts or rel.startswith("/") or "\x00" in rel or len(parts) < 2:
-            return Store(root).read_bytes(rel)
-        real_dir = self._real_dir(root, "/".join(parts[:-1]))
-        if real_dir is None:
+        if ".." in parts or rel.startswith("/") or "\x00" in rel or len(parts) < 2 \
+                or not self._plain_dirs(root, parts[:-1]):
             return Store(root).read_bytes(rel)
         try:
-            fd = os.open(f"{real_dir}/{parts[-1]}", os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return Store(root).read_bytes(rel)
@@ -205,20 +210,29 @@ class Reader:
         finally:
             os.close(fd)
 
-    def _real_dir(self, root: Root, rel_dir: str) -> str | None:
-        key = f"{root.scope}:{rel_dir}"
-        if key not in self._dirs:
-            real_root = self._dirs.get(root.scope) or os.path.realpath(root.path)
-            self._dirs[root.scope] = real_root
-            real = os.path.realpath(root.path / rel_dir)
-            inside = real.startswith(real_root + os.sep)
-            self._dirs[key] = real if inside else None
-        return self._dirs[key]
+    def _plain_dirs(self, root: Root, dirs: Sequence[str]) -> bool:
+        """True when each directory on the way from the root is a directory, not a symlink."""
+        path = ""
+        for name in dirs:
+            path = f"{path}/{name}" if path else name
+            key = (root.scope, path)
+            ok = self._dirs.get(key)
+            if ok is None:
+                try:
+                    ok = stat.S_ISDIR(os.lstat(f"{root.path}/{path}").st_mode)
+                except OSError:
+                    ok = False
+                self._dirs[key] = ok
+            if not ok:
+                return False
+        return True
 
     def _part(self, root: Root) -> RootIndex | None:
         if self.index is None:
             return None
-        return next((p for p in self.index.parts if p.root.scope == root.scope), None)
+        if self._parts is None:
+            self._parts = {p.root.scope: p for p in self.index.parts}
+        return self._parts.get(root.scope)
 
     def archived(self, memory_id: str) -> list[tuple[str, str]]:
         """(scope, rel) of archived copies of an id, newest archive first."""

@@ -24,9 +24,9 @@ from engram.search.rank import (
     Candidate,
     mark_matched,
     match_expression,
+    needle,
     rerank,
     tag_text,
-    text_hits,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
@@ -34,8 +34,8 @@ from engram.search.terms import anchors as query_anchors
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
-RERANK_POOL = 3  # rerank this many candidates per pack slot (BM25 order is already close)
-RERANK_MIN = 24  # 32 cost ~30% more per load for +0.004 recall@8 on the benchmark
+RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
+RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
 
 class Routed:
@@ -115,20 +115,21 @@ class Router:
         total = 0
         ws_ids: set[str] = set()
         for scope, part in self.parts.items():
-            rows = docs.matches(part.db, scope, expr, self.policy, limit=pool,
-                                for_search=for_search)
+            exclude = (not for_search and not self.policy.ignore
+                       and part.hidden_rows(self.policy) > 0)
+            rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
+                                       for_search=for_search, exclude_hidden=exclude)
             if scope == "global" and "workspace" in self.parts:
                 ids = [d.id for d, _ in rows]
                 ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
             kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
             found += kept
-            total += len(kept) if len(rows) < pool else docs.count_matches(
-                part.db, expr, self.policy, for_search=for_search) - (len(rows) - len(kept))
+            total += count - (len(rows) - len(kept))
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
                            for d, _ in docs.matches(part.db, scope, expr, self.policy,
                                                     limit=100, for_search=for_search,
-                                                    hidden=True)]
+                                                    hidden=True)[0]]
         found.sort(key=lambda ds: -ds[1])
         return found, total, hidden
 
@@ -138,10 +139,9 @@ class Router:
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
              head_size: int = MATCHED_FOR) -> list[Candidate]:
-        cands = [Candidate(key=d.key, id=d.id, scope=d.scope, type=d.type, bm25=score,
-                           field_text=d.field_text, strong_text=d.strong_text,
-                           tag_text=d.tag_text, updated=d.updated,
-                           tags=frozenset(t.lower() for t in d.tags)) for d, score in found]
+        cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
+                           d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
+                 for d, score in found]
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
         mark_matched(ranked[:head_size], terms)
         return ranked
@@ -218,9 +218,10 @@ class Router:
         for d in pool:
             counts.update({t.lower() for t in d.tags})
         out: list[str] = []
+        needles = [needle(a) for a in routed.anchors]
         # Most common first, so only the tags that could be listed are checked against anchors.
         for t, n in sorted(counts.items(), key=lambda tn: (-tn[1], tn[0])):
-            if n < len(pool) and not any(text_hits(a, tag_text(t)) for a in routed.anchors):
+            if n < len(pool) and not any(x in tag_text(t) for x in needles):
                 out.append(t)
                 if len(out) == 5:
                     break
