@@ -146,7 +146,7 @@ def as_dicts(results: list[SizeResult]) -> list[dict[str, Any]]:
 
 def suite(base: Path, sizes: list[int], runs: int) -> tuple[list[dict[str, Any]], list[str]]:
     """The `engram bench` runner interface (engram.bench.report.RUNNERS)."""
-    results = [measure(n, runs=max(runs * 3, 10), cold_runs=max(runs // 2, 3), workdir=base)
+    results = [measure(n, runs=max(runs * 10, 10), cold_runs=max(runs // 2, 3), workdir=base)
                for n in sizes]
     return as_dicts(results), render_markdown(results).splitlines()
 

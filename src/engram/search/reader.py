@@ -201,11 +201,16 @@ class Reader:
                 return Store(root).read_bytes(rel)
             raise
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 return Store(root).read_bytes(rel)
-            chunks = []
-            while chunk := os.read(fd, 1 << 16):
-                chunks.append(chunk)
+            # One read usually covers the file as fstat saw it (asking one byte more notices
+            # growth); a short read or a grown file reads on to the end.
+            chunks = [os.read(fd, st.st_size + 1)]
+            got = len(chunks[0])
+            while chunks[-1] and got != st.st_size:
+                chunks.append(os.read(fd, 1 << 16))
+                got += len(chunks[-1])
             return b"".join(chunks)
         finally:
             os.close(fd)
