@@ -5,8 +5,9 @@ confidence, roles, tier, valid_until), the stems reranking and evidence need (`R
 whole Memory as JSON. `route_fts` adds an FTS5 table, keyed by the same row id, whose columns
 (rank.COLUMNS) hold id, title, tags, triggers, body and type words already reduced by
 terms.stems, so `bm25()` ranks on exactly the terms the query anchors on. A load is two queries
-per root: BM25's top rows, then those rows of `mem`. This module owns the route table's contents
-and the candidate queries; index.py owns the schema and decides when rows are written.
+per root, BM25's top rows and then those rows of `mem`, plus a count of all matches when there
+are more than the top. This module owns the route table's contents and the candidate queries;
+index.py owns the schema and decides when rows are written.
 """
 
 from __future__ import annotations
@@ -116,14 +117,14 @@ def delete(conn: sqlite3.Connection, rowid: int) -> None:
     conn.execute("DELETE FROM route_fts WHERE rowid = ?", (rowid,))
 
 
-def _split(raw: str, sep: str = _SEP) -> tuple[str, ...]:
-    return tuple(raw.split(sep)) if raw else ()
+def _split(raw: str) -> tuple[str, ...]:
+    return tuple(raw.split(_SEP)) if raw else ()
 
 
 def _doc(scope: str, r: Sequence[Any]) -> Doc:
     """A Doc from `rowid, *ROW_COLS`, stored ready to use (`row_values`)."""
-    return Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], _split(r[6], " "), r[7], r[8], r[9],
-               r[10], _split(r[11]), _split(r[12]), r[13], r[14])
+    return Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7], r[8],
+               r[9], r[10], _split(r[11]), _split(r[12]), r[13], r[14])
 
 
 # SQL below is built from this module's constant names and `?` placeholders only (hence noqa S608).

@@ -57,6 +57,24 @@ def scanner_version() -> str:
     return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
 
 
+# Memories decoded from the index's JSON, by root, path and the hash of the bytes they were
+# parsed from: a long-lived process (the MCP server) decodes a memory again only when its file
+# changed. A Memory is never mutated, so sharing one is safe; the guarded read still reads,
+# hashes and checks the file every time.
+_DECODED: dict[tuple[str, str, str], Memory] = {}
+_DECODED_MAX = 2048
+
+
+def _indexed_memory(root: Root, rel: str, facts: FileFacts) -> Memory:
+    key = (str(root.path), rel, facts.sha)
+    memory = _DECODED.get(key)
+    if memory is None:
+        if len(_DECODED) >= _DECODED_MAX:
+            _DECODED.clear()
+        memory = _DECODED[key] = memory_from_json(facts.data or "")
+    return memory
+
+
 class Read(NamedTuple):
     """One guarded read: the memory and its text, or why it was skipped."""
 
@@ -163,7 +181,7 @@ class Reader:
         if part is not None and not clean and self.scan is not None:
             part.record_clean(sha, version)
         try:
-            memory = (memory_from_json(facts.data) if facts is not None and facts.data
+            memory = (_indexed_memory(root, rel, facts) if facts is not None and facts.data
                       and not stale else parse_bytes(data, rel, root))
         except InvalidMemoryError as exc:
             return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
