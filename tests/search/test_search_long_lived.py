@@ -1,0 +1,74 @@
+"""One process, many loads (the MCP server): what routing keeps between calls never goes stale.
+
+The index connection, the table of rows hidden from routing and the memories decoded from the
+index live as long as the process; each must follow a change made by this process, by another
+process, or to the user's config, on the very next load.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engram.search.api import load
+from engram.workspace import resolve
+from tests.conftest import engram_cmd, subprocess_env
+from tests.search.test_search_load import put
+
+
+@pytest.fixture
+def ws(project: Path) -> Path:
+    root = project / ".agents" / ".engram"
+    root.mkdir(parents=True)
+    return root
+
+
+def selected(query: str) -> list[str]:
+    return list(load(resolve(), query=query).data["selected_keys"])
+
+
+def test_a_memory_superseded_or_restored_by_this_process_moves_at_once(ws: Path) -> None:
+    put(ws, "redis-session-cache", content="- Redis caches sessions for an hour.",
+        lifecycle="superseded")
+    put(ws, "redis-eviction", content="- Redis evicts sessions with allkeys-lru.")
+    assert selected("redis sessions") == ["workspace:redis-eviction"]
+    put(ws, "redis-session-cache", content="- Redis caches sessions for an hour.")
+    assert "workspace:redis-session-cache" in selected("redis sessions")
+    put(ws, "redis-session-cache", content="- Redis caches sessions for an hour.",
+        confidence="low")
+    assert selected("redis sessions") == ["workspace:redis-eviction"]
+
+
+def test_a_change_indexed_by_another_process_is_seen_by_the_next_load(ws: Path) -> None:
+    put(ws, "grpc-deadlines", content="- Every gRPC call sets a deadline.", role=["backend"])
+    assert selected("grpc deadline") == []
+    put(ws, "grpc-deadlines", content="- Every gRPC call sets a deadline.")
+    # Another process indexes the change first, so this process sees it only through SQLite's
+    # data version, not through a refresh of its own.
+    subprocess.run([*engram_cmd(), "status"], env=subprocess_env(), check=True,
+                   capture_output=True)
+    assert selected("grpc deadline") == ["workspace:grpc-deadlines"]
+    assert load(resolve(), query="grpc deadline").data["matched"] == 1
+
+
+def test_the_users_roles_apply_to_the_next_load(ws: Path) -> None:
+    put(ws, "css-modules-only", "rule", "- Use CSS modules for styles.", role=["frontend"])
+    put(ws, "css-lint", "rule", "- Stylelint runs on every CSS change.")
+    assert selected("css styles") == ["workspace:css-lint"]
+    config = ws / "engram.config.json"
+    config.write_text(json.dumps({"roles": ["frontend"]}))
+    assert "workspace:css-modules-only" in selected("css styles")
+    config.write_text(json.dumps({"roles": []}))
+    assert selected("css styles") == ["workspace:css-lint"]
+
+
+def test_an_approved_edit_is_printed_fresh_by_the_next_load(ws: Path) -> None:
+    put(ws, "release-tags", content="- Tags are signed by the release bot.")
+    assert "signed by the release bot" in load(resolve(), query="release tags").text
+    put(ws, "release-tags", content="- Tags are signed by a maintainer's key.")
+    text = load(resolve(), query="release tags").text
+    assert "signed by a maintainer's key" in text
+    assert "release bot" not in text
