@@ -60,6 +60,7 @@ RUNNERS: dict[str, Runner] = {
     "mcp": _lazy("mcp_bench"),
     "hooks": _lazy("hook_bench"),
     "load": _lazy("load_bench"),
+    "writes": _lazy("write_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
@@ -68,4 +69,5 @@ TITLES = {
     "mcp": "MCP server: cold start, tools/call round trip, idle memory",
     "load": "Load: server throughput, RSS over a 5,000-request run, commit latency under 2 writers",
     "hooks": "Claude Code hook: cold `engram agent-hook` process per payload",
+    "writes": "Write path: proposing and committing one memory",
 }

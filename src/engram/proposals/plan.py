@@ -9,15 +9,17 @@ agree by construction. Nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engram.errors import NotFoundError, UsageError
 from engram.proposals.candidates import Candidate
 from engram.proposals.variants import variants_for
-from engram.proposals.verdicts import Verdict, decide
+from engram.proposals.verdicts import FEATURES, Peer, Verdict, decide, features, peer_from
+from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
-from engram.store.model import TYPE_DIR, Memory, ScopeName
+from engram.store.model import TYPE_DIR, ScopeName
 from engram.store.repo import Store
 from engram.workspace import Root, Roots
 
@@ -64,19 +66,44 @@ def root_of(roots: Roots, scope: ScopeName) -> Root:
     return root
 
 
-def taken_ids(store: Store, memories: Iterable[Memory]) -> set[str]:
-    """Ids a new memory must not reuse: active, noted and archived files of the root."""
-    ids = {m.id for m in memories}
-    for rel in store.memory_files(include_notes=True) + store.archived_files():
-        ids.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
-    return ids
+class RootView(NamedTuple):
+    """A root as planning sees it: its memories as verdicts compare them, and the ids a new
+    memory must not take."""
+
+    peers: list[Peer]
+    taken: set[str]
+
+
+def view(store: Store, *, include_notes: bool = False) -> RootView:
+    """Read one root through its derived index: after a full stat refresh the index holds every
+    file as parsed from its current bytes, and it caches each memory's words by file hash, so
+    planning does not re-read and re-tokenise thousands of files per proposal. Taken ids are the
+    listed memories' ids and the names of the active, working and archived files."""
+    index = RootIndex(store.root)
+    try:
+        rows = index.listed(FEATURES, include_notes=include_notes)
+        computed: dict[str, str] = {}
+        peers = []
+        for r in rows:
+            cached = r.value
+            if cached is None:
+                cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
+            peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
+                                   and r.tier != "working", cached))
+        if computed:
+            index.remember(FEATURES, computed)
+        taken = {p.id for p in peers}
+        for rel in index.file_names() + store.archived_files():
+            taken.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
+        return RootView(peers, taken)
+    finally:
+        index.close()
 
 
 def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
     """Verdicts and ids of `candidates` against the current files of one root."""
-    memories = store.scan(include_notes=False).memories
+    memories, taken = view(store)
     by_id = {m.id: m for m in memories}
-    taken = taken_ids(store, memories)
     out: list[Planned] = []
     for c in candidates:
         verdict = decide(c, memories)

@@ -14,7 +14,9 @@ Hints name other memories the human should look at: a same-type memory at ≥ DU
 *possible duplicate*; when the text uses dependency language, any memory at ≥ DEPENDENCY_AT is a
 *suggested dependency*. A candidate is ready only when it declares UPDATE, SUPERSEDES or
 DEPENDS_ON for every hinted id. Ties break on the id so the same store gives the same verdicts.
-This module reads Memory objects only; it neither loads nor writes files.
+This module is pure: it compares a candidate with `Peer`s (a memory's id, place and words),
+which `peer_of` makes from a Memory and `peer_from` from the words the index cached for it
+(`features` is the cached form, named FEATURES in the index).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
+from engram import __version__
 from engram.proposals.candidates import Candidate
 from engram.proposals.similarity import (
     content_key,
@@ -36,6 +39,9 @@ from engram.proposals.similarity import (
 from engram.store.ids import title_from_text
 from engram.store.model import Memory
 
+# The name under which the index caches `features` by file hash; a new release computes them
+# again, so a change to similarity.py never meets words cached by an older one.
+FEATURES = f"verdict-words:1:{__version__}"
 # Calibrated on tests/proposals/fixtures (see docs/saving.md): SPEC defaults held.
 NOOP_AT = 0.90
 UPDATE_AT = 0.60
@@ -90,33 +96,51 @@ class Verdict:
         return {"kind": self.kind, "target": self.target}
 
 
+class Peer(NamedTuple):
+    """What verdicts know of one memory of the target root."""
+
+    id: str
+    type: str
+    rel_path: str
+    active: bool  # durable and lifecycle active: the memories verdicts compare against
+    terms: frozenset[str]  # stemmed content words of title and Content
+    key: str  # normalised Content, for the "same content" test
+
+
 @dataclass(frozen=True)
 class _Scored:
-    memory: Memory
+    memory: Peer
     score: float
     bare: float  # similarity without polarity words
     opposite: bool
     equal: bool
 
 
-def active(memories: Iterable[Memory]) -> list[Memory]:
-    """The memories verdicts compare against: durable, active, sorted by id."""
-    return sorted((m for m in memories if m.lifecycle == "active" and not m.is_note),
-                  key=lambda m: m.id)
+def features(memory: Memory) -> str:
+    """A memory's words and content key as one string (terms, a newline, the key)."""
+    terms = word_set(f"{memory.title}\n{memory.content}")
+    return f"{' '.join(sorted(terms))}\n{content_key(memory.content)}"
+
+
+def peer_from(mid: str, mtype: str, rel: str, active: bool, cached: str) -> Peer:
+    terms, _, key = cached.partition("\n")
+    return Peer(mid, mtype, rel, active, frozenset(terms.split()), key)
+
+
+def peer_of(memory: Memory) -> Peer:
+    return peer_from(memory.id, memory.type, memory.rel_path,
+                     memory.lifecycle == "active" and not memory.is_note, features(memory))
 
 
 def candidate_terms(candidate: Candidate) -> frozenset[str]:
     return word_set(f"{title_from_text(candidate.text)}\n{candidate.text}")
 
 
-def memory_terms(memory: Memory) -> frozenset[str]:
-    return word_set(f"{memory.title}\n{memory.content}")
-
-
-def decide(candidate: Candidate, memories: Sequence[Memory]) -> Verdict:
-    """The verdict of `candidate` against `memories` (one root's memories, any lifecycle)."""
-    pool = active(memories)
-    by_id = {m.id: m for m in pool}
+def decide(candidate: Candidate, memories: Iterable[Memory | Peer]) -> Verdict:
+    """The verdict of `candidate` against one root's memories (any lifecycle)."""
+    peers = [m if isinstance(m, Peer) else peer_of(m) for m in memories]
+    pool = sorted((p for p in peers if p.active), key=lambda p: p.id)
+    by_id = {p.id: p for p in pool}
     scored = _score(candidate, pool)
     same = [s for s in scored if s.memory.type == candidate.type]
     declared = frozenset(candidate.declared())
@@ -143,20 +167,28 @@ def decide(candidate: Candidate, memories: Sequence[Memory]) -> Verdict:
     return done("ADD", None, "no strong match")
 
 
-def _score(candidate: Candidate, pool: Sequence[Memory]) -> list[_Scored]:
+def _score(candidate: Candidate, pool: Sequence[Peer]) -> list[_Scored]:
     terms = candidate_terms(candidate)
     bare_terms = without_polarity(terms)
     mine = polarity(terms)
     key = content_key(candidate.text)
     out = []
-    for m in pool:
-        other = memory_terms(m)
+    for p in pool:
+        if bare_terms and terms.isdisjoint(p.terms):
+            # No shared word: both similarities are 0 and the content differs, so this memory
+            # can neither be a target nor a hint. Most of a large root is skipped here.
+            out.append(_Scored(p, 0.0, 0.0, False, False))
+            continue
+        against = polarity(p.terms)
+        clash = opposite(mine, against)
+        score = jaccard(terms, p.terms)
         out.append(_Scored(
-            memory=m,
-            score=jaccard(terms, other),
-            bare=jaccard(bare_terms, without_polarity(other)),
-            opposite=opposite(mine, polarity(other)),
-            equal=bool(key) and key == content_key(m.content),
+            memory=p,
+            score=score,
+            # Only an opposite-polarity match is judged without its polarity words.
+            bare=jaccard(bare_terms, without_polarity(p.terms)) if clash else score,
+            opposite=clash,
+            equal=bool(key) and key == p.key,
         ))
     # Best first, ties by id: the same store always yields the same verdict.
     return sorted(out, key=lambda s: (-max(s.score, s.bare if s.opposite else 0.0), s.memory.id))

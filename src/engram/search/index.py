@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError
@@ -26,11 +26,12 @@ from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 12  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 13  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
 # 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
-# hidden from routing are excluded by row id (`hidable`, docs.fill_hidden)
+# hidden from routing are excluded by row id (`hidable`, docs.fill_hidden); 13: `derived`
+# (values computed from a file's bytes, by hash: the write path's verdict words)
 _FIELDS = Memory._fields
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
@@ -47,6 +48,8 @@ CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
+CREATE TABLE IF NOT EXISTS derived(
+  sha TEXT, name TEXT, value TEXT, PRIMARY KEY(sha, name)) WITHOUT ROWID;
 """ + docs.DDL
 
 
@@ -76,6 +79,19 @@ class FileFacts(NamedTuple):
     approved: str | None
     scanned: str | None
     data: str | None
+
+
+class Listed(NamedTuple):
+    """One indexed memory, with a value derived from its bytes (`RootIndex.listed`)."""
+
+    rel: str
+    id: str
+    type: str
+    lifecycle: str
+    tier: str
+    sha: str
+    value: str | None  # the cached value; None when it was never computed for these bytes
+    memory: Memory | None  # decoded only when `value` is None, to compute it
 
 
 def _rebuild_schema(db: sqlite3.Connection) -> None:
@@ -371,6 +387,40 @@ class RootIndex:
         row = self.db.execute("SELECT data FROM mem WHERE id=? ORDER BY rel LIMIT 1",
                               (mem_id,)).fetchone()
         return memory_from_json(row[0]) if row else None
+
+    def listed(self, derived: str, *, include_notes: bool = False) -> list[Listed]:
+        """Every indexed memory (working notes only when asked), by id, after a full refresh,
+        with the value cached under the name `derived` for its bytes. The index's own parse
+        stands in for reading thousands of files (the write path plans against every memory
+        of a root); a row whose value is missing carries its Memory so the caller can compute
+        the value and `remember` it."""
+        self.ensure_fresh()
+        notes = "" if include_notes else "WHERE m.rel NOT GLOB ?"
+        params: tuple[str, ...] = (derived,) if include_notes else (derived, f"{NOTE_DIR}/*")
+        rows = self.db.execute(
+            "SELECT m.rel, m.id, m.type, m.lifecycle, m.tier, f.sha, d.value, "  # noqa: S608
+            "CASE WHEN d.value IS NULL THEN m.data END FROM mem m JOIN files f ON f.rel = m.rel "
+            f"LEFT JOIN derived d ON d.sha = f.sha AND d.name = ? {notes} ORDER BY m.id, m.rel",
+            params)
+        return [Listed(rel, mid, mtype, lifecycle, tier, sha, value,
+                       memory_from_json(data) if data is not None else None)
+                for rel, mid, mtype, lifecycle, tier, sha, value, data in rows]
+
+    def file_names(self) -> list[str]:
+        """Every indexed file, parsed or not (active and working/), as of the last refresh."""
+        return [str(r) for (r,) in self.db.execute("SELECT rel FROM files")]
+
+    def remember(self, derived: str, values: Mapping[str, str]) -> None:
+        """Cache values computed from files' bytes (by hash), dropping those of files gone and
+        those of other versions of the same name (`kind:version`). A cache: failing to write
+        it only costs computing the values again."""
+        with contextlib.suppress(sqlite3.Error), self._transaction():
+            self.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+                                ((sha, derived, v) for sha, v in values.items()))
+            kind = derived.split(":", 1)[0] + ":"
+            self.db.execute("DELETE FROM derived WHERE sha NOT IN (SELECT sha FROM files) "
+                            "OR (name != ? AND substr(name, 1, ?) = ?)",
+                            (derived, len(kind), kind))
 
     def invalid(self) -> list[InvalidMemoryError]:
         self.ensure_fresh()
