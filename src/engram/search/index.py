@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from engram.errors import IntegrityError, InvalidMemoryError
+from engram.errors import InvalidMemoryError
 from engram.progress import Progress
 from engram.search import docs
 from engram.search.visibility import Policy
@@ -26,12 +26,13 @@ from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 # Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 13  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 14  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
 # 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
 # hidden from routing are excluded by row id (`hidable`, docs.fill_hidden); 13: `derived`
-# (values computed from a file's bytes, by hash: the write path's verdict words)
+# (values computed from a file's bytes, by hash: the write path's verdict words); 14: no
+# `approved` mirror of memory.hashes.json (the guarded read reads the file itself)
 _FIELDS = Memory._fields
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 _DDL = """
@@ -46,7 +47,6 @@ CREATE TABLE IF NOT EXISTS mem(
 CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS approved(rel TEXT PRIMARY KEY, sha TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
 CREATE TABLE IF NOT EXISTS derived(
   sha TEXT, name TEXT, value TEXT, PRIMARY KEY(sha, name)) WITHOUT ROWID;
@@ -73,12 +73,10 @@ def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
 
 
 class FileFacts(NamedTuple):
-    """One file as last indexed: its hash, approved hash, clean-scan version, parsed JSON."""
+    """One file as last indexed: its hash and the scanner version that found it clean."""
 
     sha: str
-    approved: str | None
     scanned: str | None
-    data: str | None
 
 
 class Listed(NamedTuple):
@@ -189,11 +187,10 @@ class RootIndex:
         digest = _listing_digest(disk)
         row = self.db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
         if row and row[0] == digest:
-            # The common case: one stat per file and a string compare. The hashes may still
-            # have changed (a rehash), so the approved mirror follows the dir key.
+            # The common case: one stat per file and a string compare (after a rehash, say,
+            # which changes the dir key and no file).
             if self._stored_key() != key:
                 with self._transaction():
-                    self._load_approved()
                     self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
             return 0
         with self._transaction():
@@ -214,7 +211,6 @@ class RootIndex:
                     progress.advance()
             finally:
                 progress.close()
-            self._load_approved()
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('dir_key', ?)", (key,))
         if len(changed) + len(gone) > 100:
             # Fold a big rebuild into the main file now, so readers map it instead of paging
@@ -227,26 +223,15 @@ class RootIndex:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'dir_key'").fetchone()
         return str(row[0]) if row else None
 
-    def _load_approved(self) -> None:
-        """Mirror memory.hashes.json (its stats are part of the dir key) for point lookups."""
-        self.db.execute("DELETE FROM approved")
-        try:
-            hashes = self.store.load_hashes()
-        except IntegrityError:
-            # An unreadable hashes file approves nothing: the guarded read skips every file.
-            hashes = {}
-        self.db.executemany("INSERT INTO approved VALUES (?, ?)", hashes.items())
-
     def file_facts(self, rels: Sequence[str]) -> dict[str, FileFacts]:
         """What the index knows about a few files, in one query (the guarded read's inputs)."""
         if not rels:
             return {}
         marks = ", ".join("?" * len(rels))
         rows = self.db.execute(
-            "SELECT f.rel, f.sha, a.sha, s.version, m.data FROM files f "  # noqa: S608
-            "LEFT JOIN approved a ON a.rel = f.rel LEFT JOIN scanned s ON s.sha = f.sha "
-            f"LEFT JOIN mem m ON m.rel = f.rel WHERE f.rel IN ({marks})", tuple(rels))
-        return {str(r[0]): FileFacts(str(r[1] or ""), r[2], r[3], r[4]) for r in rows}
+            "SELECT f.rel, f.sha, s.version FROM files f "  # noqa: S608
+            f"LEFT JOIN scanned s ON s.sha = f.sha WHERE f.rel IN ({marks})", tuple(rels))
+        return {str(r[0]): FileFacts(str(r[1] or ""), r[2]) for r in rows}
 
     def scanned_clean(self, sha: str, version: str) -> bool:
         """True when bytes with this hash passed the content scan of this scanner version."""
@@ -257,11 +242,6 @@ class RootIndex:
         """Remember a clean scan (a cache: losing it only costs a rescan)."""
         with contextlib.suppress(sqlite3.Error):
             self.db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?)", (sha, version))
-
-    def approved(self, rel: str) -> str | None:
-        """The approved hash of a file, as of the last refresh."""
-        row = self.db.execute("SELECT sha FROM approved WHERE rel = ?", (rel,)).fetchone()
-        return str(row[0]) if row else None
 
     def quick_refresh(self) -> None:
         """The read path's check: a full stat pass only when a directory or the hashes changed.

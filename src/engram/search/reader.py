@@ -12,14 +12,14 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import Scanner, Skip, check, sha256_hex
-from engram.search.index import FileFacts, MemoryIndex, RootIndex, memory_from_json
+from engram.search.index import FileFacts, MemoryIndex, RootIndex
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
 from engram.store.repo import NOTE_DIR, Store, parse_bytes
@@ -57,22 +57,48 @@ def scanner_version() -> str:
     return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
 
 
-# Memories decoded from the index's JSON, by root, path and the hash of the bytes they were
-# parsed from: a long-lived process (the MCP server) decodes a memory again only when its file
-# changed. A Memory is never mutated, so sharing one is safe; the guarded read still reads,
-# hashes and checks the file every time.
-_DECODED: dict[tuple[str, str, str], Memory] = {}
-_DECODED_MAX = 2048
+# What the guarded read trusts is read by this process, never taken from the derived index
+# (a git-ignored file that anything could rewrite without a diff): the index only chooses which
+# files to read. Both caches below live in this process, so a long-lived server pays for them
+# once per change.
+#
+# Memories parsed from the bytes whose hash the guard just checked, by root, path and that hash.
+# A Memory is never mutated, so sharing one is safe.
+_PARSED: dict[tuple[str, str, str], Memory] = {}
+_PARSED_MAX = 2048
+# memory.hashes.json as last read, by path, with the stats it had then: every approval renames a
+# new file into place, so a changed file never keeps the old stats.
+_APPROVED: dict[str, tuple[tuple[int, ...], Mapping[str, str]]] = {}
 
 
-def _indexed_memory(root: Root, rel: str, facts: FileFacts) -> Memory:
-    key = (str(root.path), rel, facts.sha)
-    memory = _DECODED.get(key)
+def _parsed(root: Root, rel: str, sha: str, data: bytes) -> Memory:
+    key = (str(root.path), rel, sha)
+    memory = _PARSED.get(key)
     if memory is None:
-        if len(_DECODED) >= _DECODED_MAX:
-            _DECODED.clear()
-        memory = _DECODED[key] = memory_from_json(facts.data or "")
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        memory = _PARSED[key] = parse_bytes(data, rel, root)
     return memory
+
+
+def approved_hashes(root: Root) -> Mapping[str, str]:
+    """memory.hashes.json of a root as it is now; an unreadable file approves nothing."""
+    path = str(root.hashes_file)
+    try:
+        st = os.stat(path)  # noqa: PTH116 - a string path on the hot path
+        key: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        key = ()
+    cached = _APPROVED.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        hashes: Mapping[str, str] = Store(root).load_hashes()
+    except IntegrityError:
+        hashes = {}
+    # Stats taken before the read: a file replaced in between is read again next time.
+    _APPROVED[path] = (key, hashes)
+    return hashes
 
 
 class Read(NamedTuple):
@@ -85,25 +111,6 @@ class Read(NamedTuple):
     stale: bool = False  # the index holds other bytes for this file: refresh its row
 
 
-class _Approved(Mapping[str, str]):
-    """The index's mirror of memory.hashes.json, looked up one path at a time."""
-
-    def __init__(self, part: RootIndex) -> None:
-        self.part = part
-
-    def __getitem__(self, rel: str) -> str:
-        sha = self.part.approved(rel)
-        if sha is None:
-            raise KeyError(rel)
-        return sha
-
-    def __iter__(self) -> Iterator[str]:
-        return (str(r) for (r,) in self.part.db.execute("SELECT rel FROM approved"))
-
-    def __len__(self) -> int:
-        return int(self.part.db.execute("SELECT count(*) FROM approved").fetchone()[0])
-
-
 class Reader:
     """Guarded reads for one command: hashes come from the index when one is given (a point
     lookup), else from memory.hashes.json, loaded once per root."""
@@ -113,7 +120,6 @@ class Reader:
         self.roots = roots
         self.scan = scan
         self.index = index
-        self._hashes: dict[str, Mapping[str, str]] = {}
         self._dirs: dict[tuple[str, str], bool] = {}
         self._facts: dict[tuple[str, str], FileFacts] = {}
         self._roots: dict[str, Root] | None = None
@@ -126,16 +132,7 @@ class Reader:
         return self._roots.get(scope)
 
     def hashes(self, root: Root) -> Mapping[str, str]:
-        part = self._part(root)
-        if part is not None:
-            return _Approved(part)
-        if root.scope not in self._hashes:
-            try:
-                self._hashes[root.scope] = Store(root).load_hashes()
-            except IntegrityError:
-                # An unreadable hashes file approves nothing: every file is skipped, none printed.
-                self._hashes[root.scope] = {}
-        return self._hashes[root.scope]
+        return approved_hashes(root)
 
     def prefetch(self, scope: str, rels: Sequence[str]) -> None:
         """Load the index's facts about files about to be read, in one query."""
@@ -163,10 +160,8 @@ class Reader:
         if rel.startswith(f"{NOTE_DIR}/"):
             # Notes are git-ignored and never hashed (§3); they are still scanned.
             hashes: Mapping[str, str] = {rel: sha}
-        elif facts is not None and not stale:
-            hashes = {rel: facts.approved} if facts.approved else {}
         else:
-            hashes = self.hashes(root)
+            hashes = approved_hashes(root)
         version = scanner_version()
         clean = facts is not None and not stale and facts.scanned == version
         skip = check(rel, data, hashes, None if clean else self.scan, display=shown, sha=sha)
@@ -181,8 +176,7 @@ class Reader:
         if part is not None and not clean and self.scan is not None:
             part.record_clean(sha, version)
         try:
-            memory = (_indexed_memory(root, rel, facts) if facts is not None and facts.data
-                      and not stale else parse_bytes(data, rel, root))
+            memory = _parsed(root, rel, sha, data)
         except InvalidMemoryError as exc:
             return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
                         sha=sha, stale=stale)
