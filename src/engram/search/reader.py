@@ -64,7 +64,7 @@ def scanner_version() -> str:
 #
 # Memories parsed from the bytes whose hash the guard just checked, by root, path and that hash.
 # A Memory is never mutated, so sharing one is safe.
-_PARSED: dict[tuple[str, str, str], Memory] = {}
+_PARSED: dict[tuple[str, str, str, str], Memory] = {}
 _PARSED_MAX = 2048
 # memory.hashes.json as last read, by path, with the stats it had then: every approval renames a
 # new file into place, so a changed file never keeps the old stats.
@@ -72,7 +72,7 @@ _APPROVED: dict[str, tuple[tuple[int, ...], Mapping[str, str]]] = {}
 
 
 def _parsed(root: Root, rel: str, sha: str, data: bytes) -> Memory:
-    key = (str(root.path), rel, sha)
+    key = (str(root.path), root.scope, rel, sha)
     memory = _PARSED.get(key)
     if memory is None:
         if len(_PARSED) >= _PARSED_MAX:
@@ -112,8 +112,9 @@ class Read(NamedTuple):
 
 
 class Reader:
-    """Guarded reads for one command: hashes come from the index when one is given (a point
-    lookup), else from memory.hashes.json, loaded once per root."""
+    """Guarded reads for one command. The index, when one is given, only says which bytes it
+    indexed (to notice a stale row) and which hashes already passed the content scan; approval
+    always comes from memory.hashes.json (`approved_hashes`)."""
 
     def __init__(self, roots: Roots, scan: Scanner | None = None,
                  index: MemoryIndex | None = None) -> None:
