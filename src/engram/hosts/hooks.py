@@ -58,18 +58,18 @@ def search_router(roots: Roots, query: str) -> Pack:
 
 
 def rule_cards(roots: Roots, budget_tokens: int) -> str:
-    """One-line cards of rule memories from the index, as many as fit the budget."""
+    """One-line cards of rule memories, by id, as many as fit the budget (each card from a
+    guarded read, so only the files that fit are read)."""
     from engram.search import api
 
     lines: list[str] = []
     used = 0
-    for line in api.index_text(roots).splitlines():
-        if re.match(r"- \S+ \(rule, ", line):
-            cost = -(-(len(line) + 1) // 4)
-            if used + cost > budget_tokens:
-                break
-            lines.append(line)
-            used += cost
+    for line in api.card_lines(roots, types={"rule"}):
+        cost = -(-(len(line) + 1) // 4)
+        if used + cost > budget_tokens:
+            break
+        lines.append(line)
+        used += cost
     return "\n".join(lines)
 
 

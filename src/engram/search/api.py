@@ -19,13 +19,13 @@ from engram.search import explain as explain_mod
 from engram.search.classify import classify
 from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, render_tiered
 from engram.search.reader import Reader, default_scanner
-from engram.search.resources import index_text, load_ids, memory_text, top_by_usage
+from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
 from engram.search.route import Routed, Router, active_variant, open_router
 from engram.store.ids import split_ids
 from engram.store.model import Memory
 from engram.workspace import Roots
 
-__all__ = ["index_text", "load", "memory_text", "route", "search", "top_by_usage"]
+__all__ = ["card_lines", "index_text", "load", "memory_text", "route", "search", "top_by_usage"]
 BUDGET_MIN, BUDGET_MAX = 200, 16000
 
 

@@ -143,14 +143,35 @@ class Reader:
             self._facts.update({(scope, r): f for r, f in part.file_facts(rels).items()})
 
     def read(self, scope: str, rel: str) -> Read:
+        """The guarded read: the memory parsed from the bytes the guard passed, or the skip."""
+        got, data = self.checked(scope, rel)
+        root = self.root(scope)
+        if got.skip is not None or root is None:
+            return got
+        try:
+            memory = self.parse(root, rel, got.sha, data)
+        except InvalidMemoryError as exc:
+            shown = f"{scope}:{rel}" if scope == "global" else rel
+            return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
+                        sha=got.sha, stale=got.stale)
+        return got._replace(memory=memory, raw=data.decode("utf-8"))
+
+    @staticmethod
+    def parse(root: Root, rel: str, sha: str, data: bytes) -> Memory:
+        """The memory in bytes the guard passed (`checked`), parsed once per process."""
+        return _parsed(root, rel, sha, data)
+
+    def checked(self, scope: str, rel: str) -> tuple[Read, bytes]:
+        """The guard alone: the file's bytes and a Read that holds their hash and, when the
+        file must not be printed, the skip; its memory is always None."""
         root = self.root(scope)
         shown = f"{scope}:{rel}" if scope == "global" else rel
         if root is None:
-            return Read(None, skip=Skip(shown, "its root is gone"))
+            return Read(None, skip=Skip(shown, "its root is gone")), b""
         try:
             data = self._bytes(root, rel)
         except (EngramError, OSError) as exc:
-            return Read(None, skip=Skip(shown, f"cannot be read: {exc}"))
+            return Read(None, skip=Skip(shown, f"cannot be read: {exc}")), b""
         sha = sha256_hex(data)
         part = self._part(root)
         facts = self._facts.get((scope, rel))
@@ -173,15 +194,10 @@ class Reader:
             data, sha, skip = self._reread(root, rel, shown)
             stale = facts is not None and facts.sha != sha
         if skip is not None:
-            return Read(None, skip=skip, sha=sha, stale=stale)
+            return Read(None, skip=skip, sha=sha, stale=stale), data
         if part is not None and not clean and self.scan is not None:
             part.record_clean(sha, version)
-        try:
-            memory = _parsed(root, rel, sha, data)
-        except InvalidMemoryError as exc:
-            return Read(None, skip=Skip(shown, f"invalid at line {exc.line}: {exc.reason}"),
-                        sha=sha, stale=stale)
-        return Read(memory, raw=data.decode("utf-8"), sha=sha, stale=stale)
+        return Read(None, sha=sha, stale=stale), data
 
     def _reread(self, root: Root, rel: str, shown: str) -> tuple[bytes, str, Skip | None]:
         try:

@@ -9,23 +9,22 @@ visible memory; `top_by_usage` picks the memories `resources/list` offers.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engram.errors import NotFoundError
+from engram.errors import InvalidMemoryError, NotFoundError
 from engram.outcome import Diagnostic, Outcome
 from engram.search import docs, usage
-from engram.search.guard import Skip
-from engram.search.index import memory_from_json
+from engram.search.docs import Doc
+from engram.search.guard import Scanner, Skip
 from engram.search.pack import card, compact_body, render_bodies, render_full
 from engram.search.reader import Read, Reader, default_scanner
 from engram.search.route import Router, active_variant, open_router
-from engram.store.fileio import wait_for_writers
 from engram.store.ids import validate_id
 from engram.store.model import Memory
-from engram.store.repo import NOTE_DIR
 
 if TYPE_CHECKING:
-    from engram.workspace import Roots
+    from engram.workspace import Root, Roots
 
 
 def _find(router: Router, reader: Reader, memory_id: str) -> tuple[Read, str | None] | None:
@@ -103,41 +102,63 @@ def memory_text(roots: Roots, memory_id: str) -> str:
     return compact_body(got.memory, active_variant(settings))
 
 
-def _visible(roots: Roots) -> list[tuple[Memory, bool]]:
-    """Every visible memory and whether its file is still the approved one."""
-    router, _ = open_router(roots)
-    reader = Reader(roots, index=router.index)
-    out: list[tuple[Memory, bool]] = []
+def _visible_docs(router: Router) -> list[Doc]:
+    """Every memory routing may show, the workspace copy of an id winning, by type and id."""
+    out: list[Doc] = []
     for scope, part in router.parts.items():
-        hashes = reader.hashes(part.root)
-        shas = dict(part.db.execute("SELECT rel, sha FROM files"))
-        visible = [d for d in docs.all_docs(part.db, scope)
-                   if router.policy.hidden_reason(d) is None
-                   and (scope == "workspace" or router.parts.get("workspace") is None
-                        or docs.by_id(router.parts["workspace"].db, "workspace", d.id) is None)]
-        data = docs.data_of(part.db, [d.rowid for d in visible])
-        for d in visible:
-            approved = d.rel_path.startswith(f"{NOTE_DIR}/") or \
-                hashes.get(d.rel_path) == shas.get(d.rel_path)
-            out.append((memory_from_json(data[d.rowid]), approved))
-    return out
+        out += [d for d in docs.all_docs(part.db, scope)
+                if router.policy.hidden_reason(d) is None
+                and (scope == "workspace" or router.parts.get("workspace") is None
+                     or docs.by_id(router.parts["workspace"].db, "workspace", d.id) is None)]
+    return sorted(out, key=lambda d: (d.type, d.id))
+
+
+def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[str]:
+    """One card per visible memory (of `types`), by type and id, each from a guarded read: the
+    index picks the files, the text comes from their approved bytes. A file that fails the
+    guard is named, never shown. Lazy, so a caller that needs a few cards reads a few files."""
+    router, _ = open_router(roots)
+    scan = default_scanner()
+    reader = Reader(roots, scan=scan, index=router.index)
+    wanted = [d for d in _visible_docs(router) if types is None or d.type in types]
+    for i, d in enumerate(wanted):
+        if i % 256 == 0:
+            router.prefetch(reader, wanted[i:i + 256])  # the index's facts, 256 files a query
+        got, data = reader.checked(d.scope, d.rel_path)
+        router.follow(d, got)
+        root = reader.root(d.scope)
+        line = ""
+        if got.skip is None and root is not None:
+            key = (str(root.path), d.scope, d.rel_path, got.sha)
+            line = _CARDS.get(key, "")
+            if not line:
+                line = _card_of(reader, root, d.rel_path, got.sha, data, scan)
+                if len(_CARDS) >= _CARDS_MAX:
+                    _CARDS.clear()
+                _CARDS[key] = line
+        yield line or f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
+
+
+# Card lines by root, path and the hash of the bytes they were made from (every listing still
+# reads, hashes and checks each file; only parsing and the card's own scan are remembered).
+_CARDS: dict[tuple[str, str, str, str], str] = {}
+_CARDS_MAX = 65536
+
+
+def _card_of(reader: Reader, root: Root, rel: str, sha: str, data: bytes,
+             scan: Scanner) -> str:
+    """The card of bytes the guard passed, or "" when they do not parse or the card itself
+    trips the content scan."""
+    try:
+        line = card(reader.parse(root, rel, sha, data))
+    except InvalidMemoryError:
+        return ""
+    return "" if scan(line) else line
 
 
 def index_text(roots: Roots) -> str:
     """One card per visible memory (engram://index); unapproved files are named, not shown."""
-    scan = default_scanner()
-    lines = []
-    visible = _visible(roots)
-    if not all(approved for _, approved in visible):
-        # A commit may be half-way (file renamed, hash not yet recorded): wait it out, look again.
-        for root in roots.existing():
-            wait_for_writers(root.path)
-        visible = _visible(roots)
-    for m, approved in sorted(visible, key=lambda ma: (ma[0].type, ma[0].id)):
-        line = card(m)
-        if not approved or (scan is not None and scan(line)):
-            line = f"- {m.id} ({m.type}, {m.scope}): SKIPPED (review it, then run engram rehash)"
-        lines.append(line)
+    lines = list(card_lines(roots))
     return f"engram index: {len(lines)} memories\n" + "".join(f"{ln}\n" for ln in lines)
 
 
@@ -150,10 +171,18 @@ def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
         for key, entry in usage.read_usage(root).items():
             if isinstance(entry.get("recalls"), int):
                 counts[key] = entry["recalls"]
-    mems = [m for m, ok in _visible(roots) if ok]
-    mems.sort(key=lambda m: m.id)
-    mems.sort(key=lambda m: m.updated, reverse=True)
-    mems.sort(key=lambda m: counts.get(m.key, 0), reverse=True)
+    router, _ = open_router(roots)
+    reader = Reader(roots, scan=default_scanner(), index=router.index)
+    ranked = sorted(_visible_docs(router), key=lambda d: d.id)
+    ranked.sort(key=lambda d: d.updated, reverse=True)
+    ranked.sort(key=lambda d: counts.get(d.key, 0), reverse=True)
+    mems: list[Memory] = []
+    for d in ranked:  # guarded reads in rank order, until n pass
+        if len(mems) == n:
+            break
+        got = router.read(reader, d)
+        if got.memory is not None:
+            mems.append(got.memory)
     return [{"id": m.id, "type": m.type, "scope": m.scope, "title": m.title,
              "recalls": counts.get(m.key, 0), "uri": f"engram://memory/{m.id}"}
-            for m in mems[:n]]
+            for m in mems]

@@ -70,7 +70,10 @@ class Router:
 
     def read(self, reader: Reader, d: Doc) -> Read:
         """The guarded read of a routed file; a file changed in place refreshes its index row."""
-        got = reader.read(d.scope, d.rel_path)
+        return self.follow(d, reader.read(d.scope, d.rel_path))
+
+    def follow(self, d: Doc, got: Read) -> Read:
+        """Re-index a file the guarded read found changed in place (its row is stale)."""
         if got.stale and d.scope in self.parts:
             self.parts[d.scope].refresh_file(d.rel_path, got.sha)
         return got
