@@ -107,3 +107,15 @@ def test_one_pass_phrase_folding_gives_the_words_of_folding_in_turn(
         pieces: list[tuple[str, str]], noise: str) -> None:
     text = "".join(a + b for a, b in pieces) + noise
     assert re.findall(r"[a-z0-9]+", similarity.normalise(text)) == _folded_in_turn(text)
+
+
+def test_a_commit_sees_a_file_added_after_the_proposal_in_the_same_process(
+        roots: Roots, clock: FakeClock) -> None:
+    text = "Rotate the staging database password every quarter."
+    p = api.propose(roots, f"TYPE: rule | TEXT: {text}", clock=clock)
+    assert p.items[0].verdict == "ADD"
+    _write(Store(roots.workspace), text, "rule", "rotate-staging-db-password")
+    out = api.commit(roots, p.token, clock=clock)
+    assert out.data["written"] == []
+    assert [n["verdict"] for n in out.data["noop"]] == \
+        ["NOOP duplicate of rotate-staging-db-password"]

@@ -81,23 +81,41 @@ def view(store: Store, *, include_notes: bool = False) -> RootView:
     listed memories' ids and the names of the active, working and archived files."""
     index = RootIndex(store.root)
     try:
-        rows = index.listed(FEATURES, include_notes=include_notes)
-        computed: dict[str, str] = {}
-        peers = []
-        for r in rows:
-            cached = r.value
-            if cached is None:
-                cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
-            peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
-                                   and r.tier != "working", cached))
-        if computed:
-            index.remember(FEATURES, computed)
-        taken = {p.id for p in peers}
-        for rel in index.file_names() + store.archived_files():
-            taken.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
-        return RootView(peers, taken)
+        digest = index.listing()
+        key = (str(store.path), include_notes)
+        seen = _VIEWS.get(key)
+        if seen is not None and digest and seen[0] == digest:
+            peers, names = seen[1], seen[2]
+        else:
+            peers, names = _peers(index, include_notes), index.file_names()
+            _VIEWS[key] = (digest, peers, names)
     finally:
         index.close()
+    taken = {p.id for p in peers}
+    for rel in names + store.archived_files():
+        taken.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
+    return RootView(list(peers), taken)
+
+
+# The last view of each root in this process, with the listing digest it was made at: a commit
+# right after a proposal (one `save --force`, or the MCP server's propose then commit) reuses it
+# when no file changed in between.
+_VIEWS: dict[tuple[str, bool], tuple[str, list[Peer], list[str]]] = {}
+
+
+def _peers(index: RootIndex, include_notes: bool) -> list[Peer]:
+    rows = index.listed(FEATURES, include_notes=include_notes)
+    computed: dict[str, str] = {}
+    peers = []
+    for r in rows:
+        cached = r.value
+        if cached is None:
+            cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
+        peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
+                               and r.tier != "working", cached))
+    if computed:
+        index.remember(FEATURES, computed)
+    return peers
 
 
 def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
