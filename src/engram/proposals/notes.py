@@ -61,7 +61,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
     valid_until = (today + timedelta(days=ttl)).isoformat()
     store = Store(root_of(roots, where))
     title = title_from_text(clean)
-    nid = unique_id(slugify(title) or "note", view(store, include_notes=True).taken)
+    nid = unique_id(slugify(title) or "note", view(store, frozenset(), include_notes=True).taken)
     payload = {"id": nid, "text": clean.strip(), "objective": goal, "type": mtype,
                "scope": where, "valid_until": valid_until}
     lines = [f"Working note (nothing is saved yet) → {where} {NOTE_DIR}/{nid}.md, "
@@ -81,7 +81,7 @@ def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcom
     store = Store(root_of(roots, scope))
     with root_lock(store.path):
         ensure_ignored(store.root)  # working/ must never reach git, even without `engram init`
-        taken = view(store, include_notes=True).taken
+        taken = view(store, frozenset(), include_notes=True).taken
         nid = unique_id(validate_id(str(payload["id"])), taken)
         rel = f"{NOTE_DIR}/{nid}.md"
         store.write_files([Change(rel, note_text(payload, nid, today))], "working note")

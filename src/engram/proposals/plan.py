@@ -16,7 +16,15 @@ from typing import NamedTuple
 from engram.errors import NotFoundError, UsageError
 from engram.proposals.candidates import Candidate
 from engram.proposals.variants import variants_for
-from engram.proposals.verdicts import FEATURES, Peer, Verdict, decide, features, peer_from
+from engram.proposals.verdicts import (
+    FEATURES,
+    Peer,
+    Verdict,
+    decide,
+    features,
+    peer_from,
+    relevant_words,
+)
 from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
 from engram.store.model import TYPE_DIR, ScopeName
@@ -74,53 +82,40 @@ class RootView(NamedTuple):
     taken: set[str]
 
 
-def view(store: Store, *, include_notes: bool = False) -> RootView:
+def view(store: Store, relevant: frozenset[str] | None = None, *,
+         include_notes: bool = False) -> RootView:
     """Read one root through its derived index: after a full stat refresh the index holds every
     file as parsed from its current bytes, and it caches each memory's words by file hash, so
-    planning does not re-read and re-tokenise thousands of files per proposal. Taken ids are the
-    listed memories' ids and the names of the active, working and archived files."""
+    planning does not re-read and re-tokenise thousands of files per proposal. Only memories
+    sharing a word with `relevant` carry their words (the others cannot matter to a verdict,
+    `verdicts.relevant_words`), which keeps a 10,000-memory root's view small; None keeps every
+    memory's words. Taken ids are the listed memories' ids and the names of the active, working
+    and archived files."""
     index = RootIndex(store.root)
     try:
-        digest = index.listing()
-        key = (str(store.path), include_notes)
-        seen = _VIEWS.get(key)
-        if seen is not None and digest and seen[0] == digest:
-            peers, names = seen[1], seen[2]
-        else:
-            peers, names = _peers(index, include_notes), index.file_names()
-            _VIEWS[key] = (digest, peers, names)
+        rows = index.listed(FEATURES, include_notes=include_notes)
+        computed: dict[str, str] = {}
+        peers = []
+        for r in rows:
+            cached = r.value
+            if cached is None:
+                cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
+            peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
+                                   and r.tier != "working", cached, relevant))
+        if computed:
+            index.remember(FEATURES, computed)
+        names = index.file_names()
     finally:
         index.close()
     taken = {p.id for p in peers}
     for rel in names + store.archived_files():
         taken.add(rel.rsplit("/", 1)[-1].removesuffix(".md"))
-    return RootView(list(peers), taken)
-
-
-# The last view of each root in this process, with the listing digest it was made at: a commit
-# right after a proposal (one `save --force`, or the MCP server's propose then commit) reuses it
-# when no file changed in between.
-_VIEWS: dict[tuple[str, bool], tuple[str, list[Peer], list[str]]] = {}
-
-
-def _peers(index: RootIndex, include_notes: bool) -> list[Peer]:
-    rows = index.listed(FEATURES, include_notes=include_notes)
-    computed: dict[str, str] = {}
-    peers = []
-    for r in rows:
-        cached = r.value
-        if cached is None:
-            cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
-        peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
-                               and r.tier != "working", cached))
-    if computed:
-        index.remember(FEATURES, computed)
-    return peers
+    return RootView(peers, taken)
 
 
 def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
     """Verdicts and ids of `candidates` against the current files of one root."""
-    memories, taken = view(store)
+    memories, taken = view(store, relevant_words(candidates))
     by_id = {m.id: m for m in memories}
     out: list[Planned] = []
     for c in candidates:

@@ -122,9 +122,28 @@ def features(memory: Memory) -> str:
     return f"{' '.join(sorted(terms))}\n{content_key(memory.content)}"
 
 
-def peer_from(mid: str, mtype: str, rel: str, active: bool, cached: str) -> Peer:
+def peer_from(mid: str, mtype: str, rel: str, active: bool, cached: str,
+              relevant: frozenset[str] | None = None) -> Peer:
+    """A Peer from cached `features`; without a word in `relevant` (when given) it carries no
+    words at all, which `_score` treats exactly like words shared with no candidate."""
     terms, _, key = cached.partition("\n")
-    return Peer(mid, mtype, rel, active, frozenset(terms.split()), key)
+    words = terms.split()
+    if relevant is not None and relevant.isdisjoint(words):
+        return Peer(mid, mtype, rel, active, frozenset(), "")
+    return Peer(mid, mtype, rel, active, frozenset(words), key)
+
+
+def relevant_words(candidates: Iterable[Candidate]) -> frozenset[str] | None:
+    """The words a memory must share with one of `candidates` to affect their verdicts, or None
+    when every memory matters: a candidate of polarity words only ("Never.") compares its empty
+    rest with the empty rest of any memory (Jaccard of two empty sets is 1)."""
+    words: set[str] = set()
+    for c in candidates:
+        terms = candidate_terms(c)
+        if not without_polarity(terms):
+            return None
+        words |= terms
+    return frozenset(words)
 
 
 def peer_of(memory: Memory) -> Peer:

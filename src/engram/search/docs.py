@@ -279,15 +279,6 @@ def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[s
     return out
 
 
-def data_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> dict[int, str]:
-    """The stored Memory JSON of a few rows."""
-    if not rowids:
-        return {}
-    marks = ", ".join("?" * len(rowids))
-    sql = f"SELECT rowid, data FROM mem WHERE rowid IN ({marks})"  # noqa: S608
-    return {int(r[0]): str(r[1]) for r in conn.execute(sql, tuple(rowids))}
-
-
 def by_id(conn: sqlite3.Connection, scope: str, memory_id: str) -> Doc | None:
     row = conn.execute(_SELECT + " WHERE m.id = ? ORDER BY m.rel LIMIT 1",
                        (memory_id,)).fetchone()

@@ -386,13 +386,6 @@ class RootIndex:
                        memory_from_json(data) if data is not None else None)
                 for rel, mid, mtype, lifecycle, tier, sha, value, data in rows]
 
-    def listing(self) -> str:
-        """A digest of every indexed file's path, mtime, size and inode, after a full refresh:
-        equal digests mean the index holds the same files parsed from the same bytes."""
-        self.ensure_fresh()
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'listing'").fetchone()
-        return str(row[0]) if row else ""
-
     def file_names(self) -> list[str]:
         """Every indexed file, parsed or not (active and working/), as of the last refresh."""
         return [str(r) for (r,) in self.db.execute("SELECT rel FROM files")]
