@@ -20,6 +20,7 @@ from engram.proposals.verdicts import (
     FEATURES,
     Peer,
     Verdict,
+    comparable,
     decide,
     features,
     peer_from,
@@ -100,8 +101,8 @@ def view(store: Store, relevant: frozenset[str] | None = None, *,
             cached = r.value
             if cached is None:
                 cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
-            peers.append(peer_from(r.id, r.type, r.rel, r.lifecycle == "active"
-                                   and r.tier != "working", cached, relevant))
+            peers.append(peer_from(r.id, r.type, r.rel, comparable(r.lifecycle, r.tier),
+                                   cached, relevant))
         if computed:
             index.remember(FEATURES, computed)
         names = index.file_names()

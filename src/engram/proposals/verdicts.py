@@ -146,9 +146,14 @@ def relevant_words(candidates: Iterable[Candidate]) -> frozenset[str] | None:
     return frozenset(words)
 
 
+def comparable(lifecycle: str, tier: str) -> bool:
+    """Whether verdicts compare against a memory: active, and durable (not a working note)."""
+    return lifecycle == "active" and tier != "working"
+
+
 def peer_of(memory: Memory) -> Peer:
     return peer_from(memory.id, memory.type, memory.rel_path,
-                     memory.lifecycle == "active" and not memory.is_note, features(memory))
+                     comparable(memory.lifecycle, memory.tier), features(memory))
 
 
 def candidate_terms(candidate: Candidate) -> frozenset[str]:

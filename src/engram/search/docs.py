@@ -7,7 +7,8 @@ whole Memory as JSON. `route_fts` adds an FTS5 table, keyed by the same row id, 
 terms.stems, so `bm25()` ranks on exactly the terms the query anchors on. A load is two queries
 per root, BM25's top rows and then those rows of `mem`, plus a count of all matches when there
 are more than the top. This module owns the route table's contents and the candidate queries;
-index.py owns the schema and decides when rows are written.
+index_file.py owns the schema (bump its SCHEMA when this changes what rows hold) and index.py
+decides when rows are written.
 """
 
 from __future__ import annotations

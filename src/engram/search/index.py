@@ -10,7 +10,6 @@ A root whose `.cache/` cannot be written (read-only checkout) gets an in-memory 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import zlib
@@ -20,47 +19,13 @@ from typing import Any, NamedTuple
 from engram.errors import InvalidMemoryError
 from engram.progress import Progress
 from engram.search import docs
+from engram.search.index_file import memory_from_json, memory_to_json, open_index
 from engram.search.visibility import Policy
 from engram.store.model import Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
-# Bump whenever search/docs.py changes what route_fts holds: the index then rebuilds itself.
-SCHEMA = 14  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
-# 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
-# 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
-# 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
-# hidden from routing are excluded by row id (`hidable`, docs.fill_hidden); 13: `derived`
-# (values computed from a file's bytes, by hash: the write path's verdict words); 14: no
-# `approved` mirror of memory.hashes.json (the guarded read reads the file itself)
-_FIELDS = Memory._fields
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
-_DDL = """
-CREATE TABLE IF NOT EXISTS files(
-  rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
-  sha TEXT, error TEXT, error_line INTEGER);
-CREATE TABLE IF NOT EXISTS mem(
-  rowid INTEGER PRIMARY KEY, rel TEXT UNIQUE, id TEXT, type TEXT, lifecycle TEXT,
-  confidence TEXT, roles TEXT, tier TEXT, valid_until TEXT, updated TEXT,
-  tag_stems TEXT, tags_raw TEXT, depends_raw TEXT, field_stems TEXT, strong_stems TEXT,
-  hidable INTEGER, data TEXT);
-CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
-CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
-CREATE TABLE IF NOT EXISTS derived(
-  sha TEXT, name TEXT, value TEXT, PRIMARY KEY(sha, name)) WITHOUT ROWID;
-""" + docs.DDL
-
-
-def memory_to_json(m: Memory) -> str:
-    # Hand-built, not Memory._asdict(): the JSON keys are the field names, nothing else.
-    return json.dumps({f: getattr(m, f) for f in _FIELDS}, ensure_ascii=False,
-                      separators=(",", ":"))
-
-
-def memory_from_json(text: str) -> Memory:
-    return Memory(**json.loads(text))
 
 
 def _listing_digest(disk: dict[str, tuple[int, int, int]]) -> str:
@@ -92,40 +57,13 @@ class Listed(NamedTuple):
     memory: Memory | None  # decoded only when `value` is None, to compute it
 
 
-def _rebuild_schema(db: sqlite3.Connection) -> None:
-    """Replace a new or other-version index in place, under the write lock.
-
-    Several processes may open a fresh cache at once; deleting the file under another process's
-    connection corrupts what it writes, so the tables are dropped and recreated instead, and a
-    process that waited for the lock finds the work done."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-            # Virtual tables first: dropping one drops its shadow tables with it.
-            for virtual in (True, False):
-                names = [str(r[0]) for r in db.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' "
-                    "AND name NOT LIKE 'sqlite_%' AND (sql LIKE 'CREATE VIRTUAL%') = ?",
-                    (virtual,))]
-                for name in names:
-                    db.execute(f'DROP TABLE IF EXISTS "{name}"')
-            for statement in _DDL.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA user_version={SCHEMA}")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
 class RootIndex:
     """The index of one root."""
 
     def __init__(self, root: Root) -> None:
         self.root = root
         self.store = Store(root)
-        self.db = self._open()
+        self.db = open_index(root.cache_dir)
         self._ino = self._cache_inode()
         self._fresh = False
         self._quick = False
@@ -136,26 +74,6 @@ class RootIndex:
         # How many rows docs.HIDDEN_ROWS lists, and for which data version and policy.
         self._hidden_key: tuple[tuple[int, int], Policy] | None = None
         self._hidden = 0
-
-    def _open(self) -> sqlite3.Connection:
-        path = self.root.cache_dir / "index.sqlite"
-        try:
-            self.root.cache_dir.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, timeout=10, isolation_level=None,
-                                 check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                _rebuild_schema(db)
-        except (OSError, sqlite3.Error):
-            # Read-only or broken cache: an in-memory index still gives correct answers.
-            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-            db.executescript(_DDL)
-        db.execute("PRAGMA synchronous=NORMAL")
-        # Reads dominate (every load runs a BM25 query): memory-mapped pages skip a copy per
-        # page and roughly halve a load at 1,000 memories. Mapped pages are shared with the OS
-        # file cache, so this does not grow private memory.
-        db.execute("PRAGMA mmap_size=268435456")
-        return db
 
     def _cache_inode(self) -> int:
         try:
