@@ -18,7 +18,7 @@ import pytest
 
 from engram.store.repo import sha256_bytes
 from tests.helpers import run_cli, write_memory
-from tests.mcp.mcp_harness import RawServer
+from tests.mcp_server.mcp_harness import RawServer
 
 CANARY = "TOPSECRET-CANARY-4242"
 OUTSIDE_TEXT = ("---\nid: leak\ntype: rule\ncreated: 2026-08-01\nupdated: 2026-08-01\n---\n\n"
