@@ -57,6 +57,15 @@ def status(roots: Roots) -> Outcome:
                                  or "none"))
     lines.append(f"notes: {data['notes']['active']} active, {data['notes']['expired']} expired; "
                  f"pending approvals: {data['pending_approvals']}")
+    if roots.workspace.exists():
+        from engram.anchors.api import counts as stale_counts
+
+        stale = stale_counts(roots)
+        data["stale"] = stale
+        if any(stale[s] for s in ("gone", "moved", "changed")):
+            lines.append(f"stale: {stale['moved']} moved, {stale['gone']} gone, "
+                         f"{stale['changed']} changed of {stale['anchored']} anchored "
+                         "(engram stale)")
     for inv in data["invalid"]:
         lines.append(f"INVALID {inv['scope']}:{inv['file']}:{inv['line']}: {inv['reason']}")
     for c in settings.clamped:

@@ -87,6 +87,23 @@ def check_integrity(roots: Roots) -> list[Finding]:
                     "review the files, then run `engram rehash` (see `engram verify`)")]
 
 
+def check_stale(roots: Roots) -> list[Finding]:
+    """Memories whose anchored code moved, vanished or changed (`engram stale`)."""
+    from engram.anchors.api import counts
+
+    if not roots.workspace.exists():
+        return []
+    c = counts(roots)
+    stale = {s: c[s] for s in ("gone", "moved", "changed") if c[s]}
+    if not stale:
+        return [Finding("memory.anchors_ok", "ok",
+                        f"{c['anchored']} anchored memories match the code they name")]
+    listed = ", ".join(f"{n} {s}" for s, n in stale.items())
+    return [Finding("memory.stale", "warn", f"stale memories: {listed}",
+                    "run `engram stale` to see what changed, `engram stale --propose` to fix "
+                    "moved paths, `engram confirm <id>` after re-reading one")]
+
+
 def check_launcher(roots: Roots) -> list[Finding]:
     path = roots.env.path
     if shutil.which(command.SERVER, path=path or None) or shutil.which("uvx", path=path or None):
@@ -235,4 +252,4 @@ def _mentions_engram(path: Path) -> bool:
 
 def run(roots: Roots) -> list[Finding]:
     return (check_config(roots) + check_roots(roots) + check_integrity(roots)
-            + check_launcher(roots) + check_hosts(roots) + check_links(roots))
+            + check_stale(roots) + check_launcher(roots) + check_hosts(roots) + check_links(roots))

@@ -165,6 +165,8 @@ def render_preview(planned: Sequence[Planned], *, query_level: int | None = None
             lines.append(f"    Context: {c.context}")
         if c.depends_on:
             lines.append(f"    Depends on: {', '.join(c.depends_on)}")
+        if c.renames:
+            lines.append("    Renames paths: " + "; ".join(f"{a} → {b}" for a, b in c.renames))
         if c.type == "rule":
             v = variants_for(c.text, c.variants)
             lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")

@@ -172,6 +172,10 @@ def decide(candidate: Candidate, memories: Iterable[Memory | Peer]) -> Verdict:
     def done(kind: Kind, target: str | None, reason: str, blocked: str | None = None) -> Verdict:
         return Verdict(kind, target, reason, _hints(candidate, scored, target), declared, blocked)
 
+    if candidate.update and candidate.renames:
+        # A path fix restates its target on purpose: it is never a duplicate of it.
+        missing = None if candidate.update in by_id else "no active memory with that id"
+        return done("UPDATE", candidate.update, "declared UPDATE (path rename)", missing)
     noop = next((s for s in same if not s.opposite and (s.equal or s.score >= NOOP_AT)), None)
     if noop is not None:
         why = "same content" if noop.equal else f"similarity {noop.score:.2f}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engram.anchors.notes import demote_gone, load_notes
 from engram.config import Settings
 from engram.errors import UsageError
 from engram.outcome import Diagnostic, Outcome
@@ -77,6 +78,8 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         else:
             memories.append(got.memory)
             raws.append(got.raw)
+    notes = load_notes(router.roots, memories)
+    memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
     if routed.matched > limit and routed.anchors:
         head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
@@ -85,7 +88,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                            f"{len(memories)} routed memories (full, no budget)", head)
     else:
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
-                             variant=active_variant(settings), extra_head=head)
+                             variant=active_variant(settings), extra_head=head, notes=notes)
     if explain or dry_run:
         pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
                                             dry_run=dry_run, limit=limit),
@@ -99,6 +102,8 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         "omitted_ids": pack.omitted_ids, "tokens": pack.tokens,
         "matched": routed.matched, "anchors": routed.anchors,
     }
+    if notes:
+        data["stale"] = {m.id: notes[m.key] for m in memories if m.key in notes}
     if skips:
         data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
     if explain or dry_run:

@@ -68,8 +68,11 @@ def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
     diags += [Diagnostic("load.skipped", "warn", s.line) for s in skips]
     head = f"engram: loaded {len(memories)} of {len(wanted)} requested memories (by id)"
     extra = [s.line for s in skips] + [f"not found: {i}" for i in missing]
+    from engram.anchors.notes import load_notes
+
     pack = (render_full(memories, raws, head, extra) if full
-            else render_bodies(memories, head, variant, extra))
+            else render_bodies(memories, head, variant, extra,
+                               notes=load_notes(router.roots, memories)))
     if count:
         record_recalls(router, memories)
     return Outcome(text=pack.text, diagnostics=diags, data={
@@ -158,8 +161,13 @@ def _card_of(reader: Reader, root: Root, rel: str, sha: str, data: bytes,
 
 def index_text(roots: Roots) -> str:
     """One card per visible memory (engram://index); unapproved files are named, not shown."""
+    from engram.anchors.api import counts
+
     lines = list(card_lines(roots))
-    return f"engram index: {len(lines)} memories\n" + "".join(f"{ln}\n" for ln in lines)
+    stale = counts(roots) if roots.workspace.exists() else {}
+    bad = ", ".join(f"{stale[s]} {s}" for s in ("gone", "moved", "changed") if stale.get(s))
+    head = f"engram index: {len(lines)} memories" + (f" (stale: {bad})" if bad else "")
+    return head + "\n" + "".join(f"{ln}\n" for ln in lines)
 
 
 def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
