@@ -7,7 +7,7 @@ States: `ok` (the path is there), `moved` (git's rename detection found where it
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -59,7 +59,7 @@ def check_anchor(facts: Facts, a: Anchor) -> AnchorState | None:
     if a.kind == "dir" or (not facts.tracked(a.path) and facts.tracked_under(a.path)):
         return _check_dir(facts, a)
     if facts.tracked(a.path):
-        if not (facts.top / a.path).is_file():
+        if not os.path.isfile(f"{facts.top}/{a.path}"):  # noqa: PTH113 - hot loop
             return AnchorState(a, "gone", detail="deleted in the working tree (not committed)")
         return _symbol(facts, a, a.path) or AnchorState(a, "ok")
     fate = facts.fate(a.path)
@@ -101,16 +101,35 @@ def _symbol(facts: Facts, a: Anchor, path: str) -> AnchorState | None:
     if not a.symbol:
         return None
     try:
-        p = facts.top / path
-        if p.stat().st_size > MAX_SYMBOL_FILE:
+        p = f"{facts.top}/{path}"
+        if os.stat(p).st_size > MAX_SYMBOL_FILE:  # noqa: PTH116 - hot loop
             return None
-        text = p.read_text(encoding="utf-8", errors="replace")
+        with open(p, encoding="utf-8", errors="replace") as f:  # noqa: PTH123 - hot loop
+            text = f.read()
     except OSError:
         return AnchorState(a, "gone", path, detail="file unreadable")
-    if re.search(r"(?<![\w$])" + re.escape(a.symbol) + r"(?![\w$])", text):
+    if has_word(text, a.symbol):
         return None
     return AnchorState(a, "gone", path if path != a.path else "",
                        detail=f"symbol {a.symbol} not found")
+
+
+def has_word(text: str, word: str) -> bool:
+    """`word` occurs in `text` not as part of a longer identifier (plain search, no regex:
+    thousands of distinct symbols would each compile a pattern)."""
+    start = text.find(word)
+    while start != -1:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (_ident(before) or _ident(after)):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _ident(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
 
 
 def check_memory(facts: Facts, mid: str, rel: str, confirmed: str,
