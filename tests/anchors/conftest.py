@@ -42,6 +42,8 @@ class Repo:
 def repo(project: Path) -> Repo:
     r = Repo(project)
     r.git("init", "-q", "-b", "main")
+    # Memories stay out of the history these tests write (a reset must not remove them).
+    (project / ".git" / "info" / "exclude").write_text(".agents/\n")
     r.write("infra/prometheus/rules/workers.yaml", "groups: []\n")
     r.write("src/app/server.py", "def handle_request():\n    return 1\n\nclass Router:\n    pass\n")
     r.write("docs/runbook.md", "# runbook\n")

@@ -149,13 +149,13 @@ def test_outside_git_only_present_paths_count(project: Path, capsys) -> None:
 
 def test_shallow_clone_degrades_with_a_note(repo: Repo, tmp_path: Path, capsys,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    mem(repo, "worker-alerts", "- Worker alerts live in `infra/prometheus/rules/workers.yaml`.")
-    repo.commit("memory", "2026-08-01")
     repo.mv("infra/prometheus/rules/workers.yaml", "ops/workers.yaml")
     repo.commit("move", "2026-10-02")
     clone = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)],
                    check=True, capture_output=True)
+    write_memory(clone / ROOT, "worker-alerts", "knowledge",
+                 "- Worker alerts live in `ops/workers.yaml`.", last_confirmed="2026-08-01")
     monkeypatch.chdir(clone)
     _, out, _ = run_cli("stale", capsys=capsys)
     assert "note: shallow clone" in out
@@ -203,24 +203,39 @@ def test_status_doctor_and_index_report_counts(repo: Repo, capsys) -> None:
     assert index_text(resolve()).startswith("engram index: 1 memories (stale: 1 gone)")
 
 
-def test_git_is_asked_once_per_head(repo: Repo, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_is_asked_once_per_head_and_reads_only_new_commits(
+        repo: Repo, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     from engram.anchors import gitlog
 
     mem(repo, "runbook", "- The runbook is `docs/runbook.md`.")
-    calls: list[int] = []
-    real = gitlog.read_repository
-    monkeypatch.setattr(gitlog, "read_repository", lambda cwd: calls.append(1) or real(cwd))
-    from engram.anchors import facts
-
-    monkeypatch.setattr(facts, "read_repository", gitlog.read_repository)
+    calls: list[str] = []
+    real = gitlog.history
+    monkeypatch.setattr(gitlog, "history",
+                        lambda top, head, since="": calls.append(since) or real(top, head, since))
     for _ in range(3):
         run_cli("load", "runbook", capsys=capsys)
         run_cli("stale", capsys=capsys)
-    assert len(calls) == 1
+    assert calls == [""]  # one full read for the first command, none after
+    first_head = repo.git("rev-parse", "HEAD").strip()
     repo.git("rm", "-q", "docs/runbook.md")
     repo.commit("drop", "2026-09-01")
     _, out, _ = run_cli("load", "runbook", capsys=capsys)
-    assert len(calls) == 2 and "was deleted in" in out
+    assert calls == ["", first_head] and "was deleted in" in out
+    repo.write("docs/runbook.md", "# back\n")
+    repo.commit("restore", "2026-09-02")
+    got = by_id(stale_json(capsys))["runbook"]  # alive again: the old fate is gone
+    assert got["state"] == "changed" and got["anchors"][0]["state"] == "ok"  # type: ignore[index]
+    repo.git("reset", "-q", "--hard", first_head)  # not a descendant: read everything again
+    assert by_id(stale_json(capsys)) == {}
+    assert calls[-1] == "", calls
+
+
+def test_staging_a_rename_is_seen_before_the_commit(repo: Repo, capsys) -> None:
+    mem(repo, "runbook", "- The runbook is `docs/runbook.md`.")
+    assert stale_json(capsys)["counts"]["anchored"] == 1  # type: ignore[index]
+    repo.mv("docs/runbook.md", "docs/ops.md")
+    got = by_id(stale_json(capsys))["runbook"]
+    assert got["state"] == "gone"  # staged, not committed: no rename commit to name yet
 
 
 def test_a_hostile_file_name_cannot_inject_text(repo: Repo, capsys) -> None:

@@ -64,6 +64,8 @@ def check_anchor(facts: Facts, a: Anchor) -> AnchorState | None:
         return _symbol(facts, a, a.path) or AnchorState(a, "ok")
     fate = facts.fate(a.path)
     if fate is None:
+        if facts.known(a.path):
+            return AnchorState(a, "gone", detail="removed from the git index, not committed yet")
         if a.explicit:
             return AnchorState(a, "gone", detail="not in the repository")
         return None

@@ -9,14 +9,14 @@ answers from the file system: paths exist or not, and nothing is known about his
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sqlite3
 import subprocess
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-from engram.anchors.gitlog import Fate, Repository, read_repository
+from engram.anchors import gitlog
+from engram.anchors.gitlog import Fate
 
 SCHEMA = 1
 _DDL = """
@@ -184,7 +184,16 @@ def find_git_dir(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
-def cache_key(git_dir: Path) -> str:
+class Key(NamedTuple):
+    head: str  # HEAD's text and the commit it names, as far as files tell
+    index_stat: str  # the git index file's stat
+
+    @property
+    def text(self) -> str:
+        return f"{SCHEMA}|{self.head}|{self.index_stat}"
+
+
+def cache_key(git_dir: Path) -> Key:
     """Changes when HEAD moves (commit, checkout, reset) or the git index changes."""
     parts = []
     common = git_dir
@@ -207,31 +216,34 @@ def cache_key(git_dir: Path) -> str:
             with contextlib.suppress(OSError):
                 st = (common / "packed-refs").stat()
                 parts.append(f"packed:{st.st_mtime_ns}:{st.st_size}")
-    for name in ("index", "shallow"):
-        with contextlib.suppress(OSError):
-            st = (git_dir / name).stat()
-            parts.append(f"{name}:{st.st_mtime_ns}:{st.st_size}")
-    return f"{SCHEMA}|" + "|".join(parts)
+    with contextlib.suppress(OSError):
+        st = (git_dir / "shallow").stat()
+        parts.append(f"shallow:{st.st_mtime_ns}:{st.st_size}")
+    index = ""
+    with contextlib.suppress(OSError):
+        st = (git_dir / "index").stat()
+        index = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+    return Key("|".join(parts), index)
 
 
 def open_facts(project: Path, cache_dir: Path | None) -> Facts:
-    """Facts for the repository holding `project`, rebuilding the cache if its key changed."""
+    """Facts for the repository holding `project`, brought up to date if HEAD or the git index
+    changed since they were cached: a HEAD that moved forward reads only the new commits."""
     found = find_git_dir(project)
     if found is None:
         return FsFacts(project)
     top, git_dir = found
     key = cache_key(git_dir)
     db = _open_db(cache_dir)
-    row = db.execute("SELECT value FROM meta WHERE key='key'").fetchone()
-    if row is None or row[0] != key:
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("key") != key.text:
         try:
-            repo = read_repository(top)
-        except (OSError, subprocess.SubprocessError, ValueError):
+            _update(db, top, key, meta)
+        except (OSError, subprocess.SubprocessError, ValueError, sqlite3.Error):
             db.close()
             return FsFacts(top, "git is not available; only present paths are checked")
-        _store(db, key, repo)
-    note = dict(db.execute("SELECT key, value FROM meta").fetchall()).get("note", "")
-    return GitFacts(db, top, note)
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    return GitFacts(db, top, meta.get("note", ""))
 
 
 def _open_db(cache_dir: Path | None) -> sqlite3.Connection:
@@ -252,24 +264,57 @@ def _open_db(cache_dir: Path | None) -> sqlite3.Connection:
     return db
 
 
-def _store(db: sqlite3.Connection, key: str, repo: Repository) -> None:
+def _update(db: sqlite3.Connection, top: Path, key: Key, meta: dict[str, str]) -> None:
+    """Bring the cache to the repository's state, in one transaction."""
+    repo = gitlog.info(top)
+    old_head = meta.get("head", "")
+    incremental = bool(old_head and repo.head and meta.get("top") == str(repo.top)
+                       and meta.get("shallow") == str(repo.shallow)
+                       and gitlog.is_ancestor(repo.top, old_head, repo.head))
+    hist = None
+    if repo.head != old_head or not incremental:
+        hist = gitlog.history(repo.top, repo.head, old_head if incremental else "")
+    index_changed = meta.get("index") != key.index_stat or not incremental
+    paths = gitlog.tracked(repo.top) if index_changed else None
     notes = []
     if repo.shallow:
         notes.append("shallow clone: moves and deletions before its first commit are not seen")
-    if repo.history.commits >= 20000:
-        notes.append("long history: only the newest 20,000 commits are read")
+    if hist is not None and hist.commits >= gitlog.MAX_COMMITS:
+        notes.append(f"long history: only the newest {gitlog.MAX_COMMITS:,} commits are read")
+    elif incremental:
+        notes = notes or [n for n in meta.get("note", "").split("; ") if n]
+    db.execute("BEGIN IMMEDIATE")
     try:
-        db.execute("BEGIN IMMEDIATE")
-        for table in ("meta", "tracked", "fate", "touch"):
-            db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-        db.executemany("INSERT OR IGNORE INTO tracked VALUES (?)", ((p,) for p in repo.tracked))
-        db.executemany("INSERT INTO fate VALUES (?, ?, ?, ?, ?)",
-                       ((p, *f) for p, f in repo.history.fates.items()))
-        db.executemany("INSERT INTO touch VALUES (?, ?, ?)", repo.history.touches)
-        db.executemany("INSERT INTO meta VALUES (?, ?)",
-                       [("key", key), ("note", "; ".join(notes)), ("top", str(repo.top)),
-                        ("pid", str(os.getpid()))])
+        if not incremental:
+            for table in ("tracked", "fate", "touch"):
+                db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+        if hist is not None:
+            _apply_history(db, hist)
+        if paths is not None:
+            _apply_tracked(db, paths, replace_all=not incremental)
+        db.execute("DELETE FROM meta")
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [
+            ("key", key.text), ("index", key.index_stat), ("head", repo.head),
+            ("top", str(repo.top)), ("shallow", str(repo.shallow)), ("note", "; ".join(notes))])
         db.execute("COMMIT")
-    except sqlite3.Error:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _apply_history(db: sqlite3.Connection, hist: gitlog.History) -> None:
+    """Newer events win: a path alive again loses its fate; a new fate replaces an old one."""
+    db.executemany("DELETE FROM fate WHERE path = ?", ((p,) for p in hist.alive))
+    db.executemany("INSERT OR REPLACE INTO fate VALUES (?, ?, ?, ?, ?)",
+                   ((p, *f) for p, f in hist.fates.items()))
+    db.executemany("INSERT INTO touch VALUES (?, ?, ?)", hist.touches)
+
+
+def _apply_tracked(db: sqlite3.Connection, paths: list[str], *, replace_all: bool) -> None:
+    if replace_all:
+        db.executemany("INSERT OR IGNORE INTO tracked VALUES (?)", ((p,) for p in paths))
+        return
+    now = set(paths)
+    before = {p for (p,) in db.execute("SELECT path FROM tracked")}
+    db.executemany("DELETE FROM tracked WHERE path = ?", ((p,) for p in before - now))
+    db.executemany("INSERT INTO tracked VALUES (?)", ((p,) for p in now - before))

@@ -1,5 +1,5 @@
-"""Ask git, once, what the repository holds and what happened to its paths. Pure parsing apart
-from the three subprocess calls in `read_repository`.
+"""Ask git what the repository holds and what happened to its paths. Pure parsing apart from
+the subprocess calls (`info`, `tracked`, `history`, `is_ancestor`).
 
 The history walk is `git log -M --name-status` newest first: the first event seen for a path is
 its latest. A path whose latest event is a deletion or the old side of a rename has a *fate*
@@ -36,15 +36,15 @@ class Touch(NamedTuple):
 
 class History(NamedTuple):
     fates: dict[str, Fate]
+    alive: set[str]  # paths whose latest event in the range adds or changes them
     touches: list[Touch]
     commits: int
 
 
-class Repository(NamedTuple):
+class Info(NamedTuple):
     top: Path
     shallow: bool
-    tracked: list[str]
-    history: History
+    head: str  # "" in a repository with no commit yet
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -54,16 +54,36 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
-def read_repository(cwd: Path) -> Repository:
-    """Top level, shallowness, tracked files (the git index) and the parsed history."""
+def info(cwd: Path) -> Info:
     top, shallow = git(cwd, "rev-parse", "--show-toplevel", "--is-shallow-repository").split()
-    tracked = [p for p in git(Path(top), "ls-files", "-z").split("\0") if p]
     try:
-        log = git(Path(top), "log", "-z", "-M", "--name-status", f"--max-count={MAX_COMMITS}",
-                  "--format=@%H %cs")
+        head = git(Path(top), "rev-parse", "-q", "--verify", "HEAD^{commit}").strip()
     except subprocess.CalledProcessError:
-        log = ""  # a repository with no commit yet
-    return Repository(Path(top), shallow == "true", tracked, parse_log(log))
+        head = ""
+    return Info(Path(top), shallow == "true", head)
+
+
+def tracked(top: Path) -> list[str]:
+    """The paths in the git index."""
+    return [p for p in git(top, "ls-files", "-z").split("\0") if p]
+
+
+def history(top: Path, head: str, since: str = "") -> History:
+    """Events of the commits reachable from `head` (and not from `since`), newest first."""
+    if not head:
+        return History({}, set(), [], 0)
+    rev = f"{since}..{head}" if since else head
+    log = git(top, "log", "-z", "-M", "--name-status", f"--max-count={MAX_COMMITS}",
+              "--format=@%H %cs", rev)
+    return parse_log(log)
+
+
+def is_ancestor(top: Path, old: str, new: str) -> bool:
+    try:
+        git(top, "merge-base", "--is-ancestor", old, new)
+    except subprocess.CalledProcessError:
+        return False
+    return True
 
 
 def _tokens(log: str) -> Iterator[str]:
@@ -100,7 +120,7 @@ def parse_log(log: str) -> History:
                     fates[path] = Fate("deleted", "", commit, date)
             else:
                 _alive(path, commit, date, alive, touches)
-    return History(fates, touches, commits)
+    return History(fates, alive, touches, commits)
 
 
 def _alive(path: str, commit: str, date: str, alive: set[str], touches: list[Touch]) -> None:
