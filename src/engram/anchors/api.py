@@ -50,6 +50,8 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
     if not todo:
         return [], None
     facts = facts_for(roots)
+    if len(todo) > 200:
+        facts.preload()
     checked = [check_memory(facts, mid, rel, day, anchors) for mid, rel, day, anchors in todo]
     return [st for st in checked if st.anchors], facts
 

@@ -56,9 +56,10 @@ def check_anchor(facts: Facts, a: Anchor) -> AnchorState | None:
         found = glob_tracked(facts, a.path)
         return AnchorState(a, "ok") if found else AnchorState(
             a, "gone", detail="no tracked file matches")
-    if a.kind == "dir" or (not facts.tracked(a.path) and facts.tracked_under(a.path)):
+    is_tracked = a.kind == "file" and facts.tracked(a.path)
+    if a.kind == "dir" or (not is_tracked and facts.tracked_under(a.path)):
         return _check_dir(facts, a)
-    if facts.tracked(a.path):
+    if is_tracked:
         if not os.path.isfile(f"{facts.top}/{a.path}"):  # noqa: PTH113 - hot loop
             return AnchorState(a, "gone", detail="deleted in the working tree (not committed)")
         return _symbol(facts, a, a.path) or AnchorState(a, "ok")

@@ -42,6 +42,7 @@ class Facts(Protocol):
     in_git: bool
     note: str  # why answers are partial ("", "shallow clone", "not a git repository", …)
 
+    def preload(self) -> None: ...
     def tracked(self, path: str) -> bool: ...
     def tracked_under(self, prefix: str) -> list[str]: ...
     def known(self, path: str) -> bool: ...
@@ -60,8 +61,16 @@ class GitFacts:
 
     def __init__(self, db: sqlite3.Connection, top: Path, note: str) -> None:
         self.db, self.top, self.note = db, top, note
+        self._tracked: set[str] | None = None
+
+    def preload(self) -> None:
+        """Hold the tracked paths in memory: one query instead of one per anchor, worth it when
+        thousands of memories are checked (`engram stale`), not for the few a load prints."""
+        self._tracked = {p for (p,) in self.db.execute("SELECT path FROM tracked")}
 
     def tracked(self, path: str) -> bool:
+        if self._tracked is not None:
+            return path in self._tracked
         return self.db.execute("SELECT 1 FROM tracked WHERE path=?", (path,)).fetchone() is not None
 
     def tracked_under(self, prefix: str) -> list[str]:
@@ -109,6 +118,9 @@ class FsFacts:
 
     def __init__(self, top: Path, note: str = "not a git repository") -> None:
         self.top, self.note = top, note
+
+    def preload(self) -> None:
+        pass
 
     def tracked(self, path: str) -> bool:
         return (self.top / path).is_file()
