@@ -1,7 +1,7 @@
 """`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
 
 Listing shows every working note with its expiry (expired ones marked; load never shows them);
-prune deletes the expired ones. Promote proposes the note's text as a durable memory through
+prune deletes the expired ones and every file of `working/` Engram did not write. Promote proposes the note's text as a durable memory through
 the normal preview and approval (see cli/write.py) and deletes the note once it was written.
 """
 
@@ -27,9 +27,11 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
     today = utcnow().date()
     if args.action == "prune":
         gone = notes.prune(ctx.roots, today)
-        text = "\n".join(f"removed {n.id} (expired {n.valid_until})" for n in gone) \
-            or "no expired notes"
-        return Outcome(text=text, data={"removed": [n.id for n in gone]})
+        lines = [f"removed {n.id} (expired {n.valid_until})" for n in gone.expired]
+        lines += [f"removed {safe_name(f)} (not written by Engram)" for f in gone.unsealed]
+        return Outcome(text="\n".join(lines) or "no expired notes",
+                       data={"removed": [n.id for n in gone.expired],
+                             "removed_unsealed": gone.unsealed})
     rows = []
     lines = []
     for n in notes.all_notes(ctx.roots):
@@ -39,6 +41,12 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
         mark = " [expired: run engram notes prune]" if old else ""
         lines.append(f"- {n.id} ({n.type}, {n.scope}) valid until {n.valid_until}{mark}")
     return Outcome(text="\n".join(lines) or "no working notes", data={"notes": rows})
+
+
+def safe_name(name: str, limit: int = 80) -> str:
+    """A file name an attacker chose, printable and short (it is not reviewed text)."""
+    shown = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in name)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def configure_promote(p: argparse.ArgumentParser) -> None:

@@ -137,7 +137,7 @@ def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
     """
     prep = prepare(roots, candidates, scope=scope, query_level=query_level, type=type,
                    role=role, context=context, single=single)
-    token = PendingApprovals(roots.workspace, clock).mint(
+    token = PendingApprovals(roots, clock).mint(
         "save", list(prep.scopes), [c.to_dict() for c in prep.candidates], prep.pins(),
         {"source": source, "query_level": query_level, "promote": promote})
     return Proposal(token, prep.preview, prep.items())
@@ -155,7 +155,7 @@ def propose_promotion(roots: Roots, note_id: str, *, scope: str | None = None,
 def commit(roots: Roots, token: str, approve: Approve = "all", scope: str | None = None, *,
            human_note: str | None = None, clock: Clock | None = None) -> Outcome:
     """Validate the token, write what is ready; the token is used up only if something was."""
-    pending = PendingApprovals(roots.workspace, clock)
+    pending = PendingApprovals(roots, clock)
     entry = pending.claim(token)
     wrote = False
     try:
@@ -195,7 +195,7 @@ def save_now(prep: Prepared, roots: Roots, approve: Approve = "all", *,
 
 
 def decline(roots: Roots, token: str, *, clock: Clock | None = None) -> None:
-    PendingApprovals(roots.workspace, clock).decline(token)
+    PendingApprovals(roots, clock).decline(token)
 
 
 def propose_note(roots: Roots, text: str, *, objective: str | None = None,
@@ -203,7 +203,7 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                  clock: Clock | None = None) -> Proposal:
     prep = notes.prepare_note(roots, text, objective=objective, type=type, scope=scope,
                               today=_today(clock))
-    token = PendingApprovals(roots.workspace, clock).mint("note", [prep.scope], [prep.payload],
+    token = PendingApprovals(roots, clock).mint("note", [prep.scope], [prep.payload],
                                                           [], {})
     item = Item(1, "NOTE", prep.id, prep.title, True, prep.type)
     return Proposal(token, prep.preview, [item], kind="note",
