@@ -264,7 +264,7 @@ def test_archive_of_a_hand_edited_memory_is_refused(project: Path,
     rc, _, err = run_cli("archive", mid, "--reason", "obsolete", capsys=capsys)
     assert rc == 4 and "changed by hand" in err
     assert (roots.workspace.path / "rules" / f"{mid}.md").exists()
-    assert not (roots.workspace.path / "archive").exists()
+    assert not list((roots.workspace.path / "archive").rglob("*.md"))
 
 
 def test_rehash_then_update_works(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

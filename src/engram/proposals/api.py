@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from engram.errors import NotFoundError, UsageError
+from engram.errors import IntegrityError, NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
 from engram.proposals.approvals import Clock, PendingApprovals, utcnow
@@ -76,7 +76,9 @@ class Prepared:
         return out
 
     def pins(self) -> list[dict[str, Any]]:
-        return [{"number": p.number, "scope": p.scope, **p.verdict.pin()} for p in self.planned]
+        return [{"number": p.number, "scope": p.scope, **p.verdict.pin(),
+                 **({"target_sha": p.target_sha} if p.target_sha else {})}
+                for p in self.planned]
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,14 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
     for c in parsed:
         rows = [p for p in planned if p.number == c.number]
         if all(p.verdict.blocked for p in rows):
-            target = rows[0].verdict.target
-            raise UsageError(f"candidate {c.number}: no active memory {target!r} to "
-                             f"{rows[0].verdict.kind.lower()}", code="candidate.target",
+            v = rows[0].verdict
+            if rows[0].target_rel:  # the target exists but may not be rewritten
+                raise IntegrityError(f"candidate {c.number}: {v.kind} {v.target}: {v.blocked}",
+                                     code="integrity.target",
+                                     hint="nothing was saved; approve or undo the hand edit "
+                                     "first, then propose again")
+            raise UsageError(f"candidate {c.number}: no active memory {v.target!r} to "
+                             f"{v.kind.lower()}", code="candidate.target",
                              hint="check the id with `engram search`, or drop UPDATE/SUPERSEDES")
     preview = render_preview(planned, query_level=query_level)
     return Prepared(parsed, scopes, planned, preview, query_level)
