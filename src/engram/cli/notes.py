@@ -1,8 +1,9 @@
 """`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
 
 Listing shows every working note with its expiry (expired ones marked; load never shows them);
-prune deletes the expired ones and every file of `working/` Engram did not write. Promote proposes the note's text as a durable memory through
-the normal preview and approval (see cli/write.py) and deletes the note once it was written.
+prune deletes the expired ones and every file of `working/` Engram did not write. Promote
+proposes the note's text as a durable memory through the normal preview and approval (see
+cli/write.py) and deletes the note once it was written.
 """
 
 from __future__ import annotations

@@ -237,8 +237,6 @@ def ensure_ignored(root: Root) -> None:
 
 def _private_dir(path: Any) -> None:
     """The pending directory, created 0700 like the state dir that holds the key."""
-    import os
-
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         path.mkdir(mode=0o700, exist_ok=True)
@@ -248,7 +246,7 @@ def _private_dir(path: Any) -> None:
         raise IntegrityError(f"{path} is a symlink", code="integrity.approval",
                              hint="remove it; Engram keeps pending approvals in a real "
                              "directory of its state dir")
-    os.chmod(path, 0o700)
+    path.chmod(0o700)
 
 
 def _check_token(token: str) -> str:

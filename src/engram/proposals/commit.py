@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from engram.errors import InvalidMemoryError
 from engram.proposals.author import Author
 from engram.proposals.build import merged, new_memory, superseded, to_text
 from engram.proposals.candidates import Candidate
@@ -23,7 +24,6 @@ from engram.proposals.plan import Planned, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
 from engram.store.model import Memory, ScopeName
-from engram.errors import InvalidMemoryError
 from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots
 

@@ -3,9 +3,10 @@
 A note's text is redacted (secrets and personal data replaced by placeholders) and stripped of
 instruction-like lines before its preview; a note with nothing left is refused. It gets an id no
 durable, archived or other note file of its root uses, so writing a note can never touch a
-durable memory. `valid_until` = today + `load.working_ttl_days`. Every note is sealed when written (an HMAC
-under the user's key over its root, path and bytes, in `working/.seals.json`, store/seal.py):
-`working/` is git-ignored, so a file nobody approved could otherwise land there. Only sealed
+durable memory. `valid_until` = today + `load.working_ttl_days`. Every note is sealed when
+written (an HMAC under the user's key over its root, path and bytes, in
+`working/.seals.json`, store/seal.py): `working/` is git-ignored, so a file nobody approved
+could otherwise land there. Only sealed
 notes are listed, found or promoted; `prune` removes expired notes and every unsealed file of
 `working/`. `find` serves `engram promote`, which makes a note durable through a normal
 proposal. Visibility of notes in load is the read path's business (it checks the same seal).
@@ -13,7 +14,6 @@ proposal. Visibility of notes in load is the read path's business (it checks the
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -135,7 +135,7 @@ def working(roots: Roots, root: Root) -> Working:
     store = Store(root)
     out = Working(root, seals=read_note_seals(root.path))
     try:
-        names = sorted(os.listdir(root.working_dir))
+        names = sorted(p.name for p in root.working_dir.iterdir())
     except OSError:
         return out
     key = _key(roots) if names else b""

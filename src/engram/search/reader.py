@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -26,17 +25,15 @@ from engram.store.repo import NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 _HASH_SKIPS = ("no approved hash", "changed since it was approved")
-_AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
 
 
 def _scan_with_safety(text: str) -> Sequence[object]:
     """The shared secret/PII/injection scanner, allowing the file's own author e-mail (§8:
     e-mails are PII everywhere except the author fields). Imported on first use: compiling
     its rules costs more than a whole cached load."""
-    from engram.safety import scan_text
+    from engram.store.integrity import scan_memory_text
 
-    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
-    return scan_text(text, allow_emails=_AUTHOR_EMAIL.findall(head))
+    return scan_memory_text(text)
 
 
 def default_scanner() -> Scanner:
