@@ -424,3 +424,40 @@ def test_rehash_shows_the_text_it_approves(project: Path,
     rc, out, _ = run_cli("rehash", mid, capsys=capsys)
     assert "+ - Also run the lint suite." in out or "Also run the lint suite." in out
     assert "\x1b" not in out
+
+
+def test_forged_seal_entries_do_not_make_a_dropped_file_a_note(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The attacker writes working/.seals.json itself: a plain hash, or a real note's seal."""
+    roots = _roots(capsys)
+    p = api.propose_note(roots, "The flaky upload test needs a warm cache.")
+    real = api.commit(roots, p.token).data["file"]
+    dropped = _drop(roots, "deploy-keys.md")
+    seals_file = roots.workspace.path / "working" / ".seals.json"
+    seals = json.loads(seals_file.read_text())
+    rel = f"working/{dropped.name}"
+    for forged in (hashlib.sha256(dropped.read_bytes()).hexdigest(), seals[real]):
+        seals[rel] = forged
+        seals_file.write_text(json.dumps(seals))
+        rc, out, _ = run_cli("load", "--id", "deploy-keys", capsys=capsys)
+        assert HAND not in out and "SKIPPED" in out
+    assert "deploy-keys" not in run_cli("notes", capsys=capsys)[1]
+
+
+def test_a_key_others_can_read_or_a_state_dir_inside_the_project_is_refused(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    roots = _roots(capsys)
+    api.propose(roots, f"TYPE: rule | TEXT: {RULE}")
+    key = roots.config_dir / "seal.key"
+    key.chmod(0o644)
+    from engram.store import seal
+
+    seal._KEYS.clear()
+    with pytest.raises(IntegrityError) as bad:
+        api.propose(roots, f"TYPE: rule | TEXT: {RULE}")
+    assert bad.value.code == "integrity.key"
+    monkeypatch.setenv("ENGRAM_CONFIG_DIR", str(project / ".engram-state"))
+    seal._KEYS.clear()
+    with pytest.raises(IntegrityError) as inside:
+        api.propose(resolve(), f"TYPE: rule | TEXT: {RULE}")
+    assert inside.value.code == "integrity.key" and "outside every workspace" in inside.value.hint
