@@ -193,8 +193,8 @@ class PendingApprovals:
             return {}
         except (OSError, ValueError, RecursionError) as exc:
             raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
-                                 hint="delete pending-approvals.json (it only holds open "
-                                 "proposals) and propose again") from exc
+                                 hint=f"delete {self.path} (it only holds open proposals) "
+                                 "and propose again") from exc
         entries = data.get("entries") if isinstance(data, dict) else None
         return entries if isinstance(entries, dict) else {}
 
