@@ -6,17 +6,16 @@ elicitation and the 2026-07-28 `input_required` retry), or plants files the serv
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
+import test_mcp_engine_flows as flows
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_harness import FAKE_SERVER, MODERN, server_env
+from mcp_harness import MODERN
+from test_mcp_engine_flows import _accept_all as _accept
+from test_mcp_engine_flows import _text
 
 from engram.cli.main import main as cli
 from engram.workspace import resolve
@@ -27,30 +26,7 @@ Answer = Callable[[types.ElicitRequestParams], types.ElicitResult]
 
 def _session(project: Path, mode: str, answer: Answer,
              body: Callable[[Client], Awaitable[None]], *flags: str) -> None:
-    async def main() -> None:
-        async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-            return answer(params)
-
-        params = StdioServerParameters(
-            command=sys.executable, env=server_env(), cwd=str(project),
-            args=[str(FAKE_SERVER), "--real-core", "--workspace", str(project),
-                  "--dialog-timeout", "5", "--state-ttl", "60", *flags])
-        async with Client(params, mode=mode, elicitation_callback=on_elicit) as client:
-            await body(client)
-
-    anyio.run(main)
-
-
-def _text(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
-
-
-def _accept(params: types.ElicitRequestParams) -> types.ElicitResult:
-    schema = params.requested_schema  # type: ignore[union-attr]
-    return types.ElicitResult(action="accept",
-                              content={k: True for k in schema["properties"] if k != "scope"})
+    flows._session(project, mode, [answer], body, *flags)
 
 
 def _tamper_pending(project: Path) -> None:
