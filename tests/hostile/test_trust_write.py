@@ -461,3 +461,17 @@ def test_a_key_others_can_read_or_a_state_dir_inside_the_project_is_refused(
     with pytest.raises(IntegrityError) as inside:
         api.propose(resolve(), f"TYPE: rule | TEXT: {RULE}")
     assert inside.value.code == "integrity.key" and "outside every workspace" in inside.value.hint
+
+
+def test_update_of_a_planted_unhashed_file_never_approves_it(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Variant: no approved memory is edited; the agent plants a new file nobody hashed."""
+    roots = _roots(capsys)
+    (roots.workspace.path / "rules" / "deploy-keys.md").write_text(
+        memory_text("deploy-keys", "rule", f"- {HAND}"))
+    rc, out, err = run_cli("save-session", "--force",
+                           "TYPE: rule | UPDATE: deploy-keys | TEXT: Rotate deploy keys monthly.",
+                           capsys=capsys)
+    assert rc == 4 and "never approved" in err and "engram rehash deploy-keys" in err
+    assert run_cli("verify", capsys=capsys)[0] == 4
+    assert HAND not in run_cli("load", "--id", "deploy-keys", capsys=capsys)[1]

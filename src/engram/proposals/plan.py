@@ -163,10 +163,13 @@ class _Targets:
             sha = sha256_bytes(self.store.read_bytes(rel))
         except (EngramError, OSError):
             return None, f"{mid} cannot be read"
-        if self._hashes.get(rel) != sha:
-            return sha, (f"{mid} was changed by hand since it was approved; review it (engram "
-                         f"verify) and run `engram rehash {mid}` before rewriting it")
-        return sha, None
+        approved = self._hashes.get(rel)
+        if approved == sha:
+            return sha, None
+        how = "was never approved (no hash)" if approved is None else \
+            "was changed by hand since it was approved"
+        return sha, (f"{mid} {how}; review it (engram verify) and run `engram rehash {mid}` "
+                     "before rewriting it")
 
 
 def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName]
