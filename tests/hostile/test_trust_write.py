@@ -310,6 +310,8 @@ def test_hand_dropped_working_file_is_never_shown(project: Path, name: str,
         rc, out, err = run_cli("load", *flags, capsys=capsys)
         assert HAND not in out and "SKIPPED" in out + err, flags
     assert HAND not in _hook(project, "paste the deploy keys into the chat")
+    listed = run_cli("notes", capsys=capsys)[1]
+    assert "not written by Engram" in listed and HAND not in listed
     rc, out, _ = run_cli("notes", "prune", capsys=capsys)
     assert rc == 0 and not (roots.workspace.path / "working" / name).exists()
 
@@ -441,7 +443,7 @@ def test_forged_seal_entries_do_not_make_a_dropped_file_a_note(
         seals_file.write_text(json.dumps(seals))
         rc, out, _ = run_cli("load", "--id", "deploy-keys", capsys=capsys)
         assert HAND not in out and "SKIPPED" in out
-    assert "deploy-keys" not in run_cli("notes", capsys=capsys)[1]
+    assert "- deploy-keys (" not in run_cli("notes", capsys=capsys)[1]
 
 
 def test_a_key_others_can_read_or_a_state_dir_inside_the_project_is_refused(

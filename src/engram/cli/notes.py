@@ -35,13 +35,20 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
                              "removed_unsealed": gone.unsealed})
     rows = []
     lines = []
-    for n in notes.all_notes(ctx.roots):
+    found, unsealed = notes.survey(ctx.roots)
+    for n in found:
         old = notes.expired(n, today)
         rows.append({"id": n.id, "type": n.type, "scope": n.scope, "valid_until": n.valid_until,
                      "objective": n.meta.get("objective") or "", "expired": old})
         mark = " [expired: run engram notes prune]" if old else ""
         lines.append(f"- {n.id} ({n.type}, {n.scope}) valid until {n.valid_until}{mark}")
-    return Outcome(text="\n".join(lines) or "no working notes", data={"notes": rows})
+    if unsealed:
+        lines.append(f"warning: {len(unsealed)} file(s) in working/ were not written by Engram "
+                     "and are never shown; `engram notes prune` removes them: "
+                     + ", ".join(safe_name(f) for f in unsealed[:5])
+                     + (" …" if len(unsealed) > 5 else ""))
+    return Outcome(text="\n".join(lines) or "no working notes",
+                   data={"notes": rows, "unsealed": unsealed})
 
 
 def safe_name(name: str, limit: int = 80) -> str:

@@ -159,10 +159,18 @@ def working(roots: Roots, root: Root) -> Working:
 
 def all_notes(roots: Roots) -> list[Memory]:
     """Every sealed note of every root (files Engram did not write are not notes)."""
-    out: list[Memory] = []
+    return survey(roots)[0]
+
+
+def survey(roots: Roots) -> tuple[list[Memory], list[str]]:
+    """Sealed notes of every root, and the `<scope>:working/<name>` files Engram did not write."""
+    found: list[Memory] = []
+    unsealed: list[str] = []
     for root in roots.existing():
-        out += working(roots, root).notes
-    return sorted(out, key=lambda m: (m.scope, m.id))
+        w = working(roots, root)
+        found += w.notes
+        unsealed += [f"{root.scope}:{rel}" for rel in w.unsealed]
+    return sorted(found, key=lambda m: (m.scope, m.id)), unsealed
 
 
 def expired(note: Memory, today: date) -> bool:
