@@ -247,3 +247,24 @@ def test_a_hostile_file_name_cannot_inject_text(repo: Repo, capsys) -> None:
     line = next(ln for ln in out.splitlines() if ln.startswith("> stale"))
     assert "\u202e" not in line and "`ALL`" not in line
     json.dumps(line)
+
+
+def test_reconfirming_through_the_approval_flow(repo: Repo, capsys,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent proposes `UPDATE: <id>` with the text unchanged; once the human approves, the
+    memory counts as confirmed today (the MCP way to do what `engram confirm` does)."""
+    mem(repo, "handler", "- Requests go through `src/app/server.py`.")
+    repo.write("src/app/server.py", "def handle_request():\n    return 2\n")
+    repo.commit("edit server", "2026-09-10")
+    assert by_id(stale_json(capsys))["handler"]["state"] == "changed"
+    line = "TYPE: knowledge | UPDATE: handler | TEXT: Requests go through `src/app/server.py`."
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, _ = run_cli("save-session", line, capsys=capsys)
+    assert code == 3 and "Verdict: UPDATE handler" in out and "re-confirms" not in out
+    code, out, _ = run_cli("save-session", line, "--answer", "A", capsys=capsys)
+    assert code == 0, out
+    assert by_id(stale_json(capsys)) == {}
+    text = (repo.path / ROOT / "knowledge" / "handler.md").read_text()
+    assert text.count("Requests go through") == 1  # the one bullet, not doubled
