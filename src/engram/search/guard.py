@@ -22,10 +22,11 @@ class Skip(NamedTuple):
 
     file: str
     reason: str
+    fix: str = FIX
 
     @property
     def line(self) -> str:
-        return f"SKIPPED {self.file}: {self.reason} ({FIX})"
+        return f"SKIPPED {self.file}: {self.reason} ({self.fix})"
 
 
 def sha256_hex(data: bytes) -> str:

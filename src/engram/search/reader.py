@@ -109,6 +109,7 @@ class Read(NamedTuple):
     skip: Skip | None = None
     sha: str = ""  # of the bytes read
     stale: bool = False  # the index holds other bytes for this file: refresh its row
+    others: tuple[Skip, ...] = ()  # other files declaring the same id, not shown (claims.py)
 
 
 class Reader:
