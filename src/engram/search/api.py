@@ -103,7 +103,8 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         "matched": routed.matched, "anchors": routed.anchors,
     }
     if skips:
-        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+        data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
+                           for s in skips if s is not None]
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories)
     diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from engram.search.docs import Doc
-from engram.search.guard import Skip
+from engram.search.guard import Skip, shown_name
 from engram.search.reader import Read, Reader
 from engram.store.model import TYPE_DIR
 
@@ -61,7 +61,7 @@ def resolve(reader: Reader, claims: Sequence[Doc], follow: Follow) -> tuple[Read
             if got.skip is not None:
                 skips.append(got.skip)
             continue
-        holder = shown(d.scope, d.rel_path)
+        holder = shown_name(shown(d.scope, d.rel_path))
         skips += [Skip(shown(c.scope, c.rel_path),
                        f"declares id {d.id}, which {holder} already holds", DUPLICATE_FIX)
                   for c in claims[i + 1:]]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engram.errors import EXIT_INTEGRITY, IntegrityError, InvalidMemoryError
 from engram.outcome import Diagnostic, Outcome
+from engram.safety import printable, shown_name
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
 from engram.store.repo import Store, sha256_bytes
@@ -76,7 +77,8 @@ def verify(roots: Roots) -> Outcome:
     problems = [c for c in checks if c.status != OK]
     lines = []
     for c in checks:
-        where = f"{c.file}:{c.line}: {c.reason}" if c.status == INVALID else c.file
+        name = shown_name(c.file)  # file names are text nobody reviewed
+        where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
         lines.append(f"{c.status:<12} {c.scope}:{where}")
     if problems or diags:
         lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
