@@ -75,11 +75,14 @@ class EngineCore:
 
     @property
     def roots(self) -> Roots:
+        from engram.containment import ensure
+
         if self._roots is None:
             from engram.workspace import resolve
 
-            self._roots = resolve(workspace=self._workspace)
-        return self._roots
+            self._roots = resolve(workspace=self._workspace, contain=False)
+        # Checked on every call: a long-lived server must notice a symlink planted later.
+        return ensure(self._roots)
 
     @staticmethod
     def _mod(name: str) -> Any:
