@@ -6,7 +6,6 @@ was. A global root the user configured may itself be a symlink."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -143,4 +142,4 @@ def test_a_global_root_the_user_configured_may_be_a_symlink(
     (real / "rules").symlink_to(real / "rules-real", target_is_directory=True)
     code, out = cli(capsys, "load", "ripgrep code search")
     assert code != 0 and "symlink" in out
-    assert os.path.islink(link)
+    assert link.is_symlink()

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class ProposalItem(Protocol):
-    """One numbered candidate as the approval dialog shows it (never its memory text)."""
+    """One numbered candidate as the approval dialog shows it."""
 
     @property
     def number(self) -> int: ...
@@ -28,6 +28,8 @@ class ProposalItem(Protocol):
     def id(self) -> str: ...
     @property
     def writable(self) -> bool: ...
+    @property
+    def text(self) -> str: ...  # the candidate's text, which the dialog shows (shortened)
 
 
 class Proposal(Protocol):
