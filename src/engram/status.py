@@ -46,11 +46,15 @@ def status(roots: Roots) -> Outcome:
             if m.is_note:
                 key = "active" if (m.valid_until or "9999") >= today else "expired"
                 data["notes"][key] += 1
+        if invalid:
+            from engram.safety import printable, shown_name
         for exc in invalid:
-            data["invalid"].append({"scope": root.scope, "file": exc.file, "line": exc.line,
-                                    "reason": exc.reason})
+            # Names and parse errors of files nobody approved: escaped and shortened.
+            file, reason = shown_name(exc.file), printable(exc.reason, 240)
+            data["invalid"].append({"scope": root.scope, "file": file, "line": exc.line,
+                                    "reason": reason})
             diags.append(Diagnostic("memory.invalid", "warn",
-                                    f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}"))
+                                    f"{root.scope}:{file}:{exc.line}: {reason}"))
         data["pending_approvals"] += open_count(root)
     c = data["counts"]
     lines.append("memories: " + (", ".join(f"{n} {t}" for t, n in sorted(c["by_type"].items()))

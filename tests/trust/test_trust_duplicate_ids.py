@@ -124,3 +124,26 @@ def test_unapproved_duplicate_never_hides_the_approved_memory_hook(ws: Path) -> 
     _plant(ws, "rules/aa.md")
     text = hook(ws.parent.parent, TASK)
     _approved_wins(text, "rules/aa.md")
+
+
+def test_a_visible_duplicate_does_not_unhide_an_approved_memory_hidden_by_role(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The approved rule is for another role: neither it nor the planted copy may load."""
+    (ws / "rules" / f"{ID}.md").unlink()
+    (ws / "memory.hashes.json").write_text("{}\n")
+    write_memory(ws, ID, "rule", f"- {GOOD}", tags=["deploy", "migrations"], role=["dba"])
+    _plant(ws, "rules/aa.md")
+    code, text = cli(capsys, "load", TASK)
+    assert GOOD not in text and EVIL not in text, text
+    code, text = cli(capsys, "load", "--all")
+    assert GOOD not in text and EVIL not in text, text
+
+
+def test_a_planted_prerequisite_does_not_replace_the_approved_one(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_memory(ws, "release-checklist", "skill", "- Follow the release steps in order.",
+                 tags=["release"], depends_on=[ID])
+    _plant(ws, "rules/aa.md")
+    code, text = cli(capsys, "load", "release steps")
+    assert "Follow the release steps" in text
+    _approved_wins(text, "rules/aa.md")
