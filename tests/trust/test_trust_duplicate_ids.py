@@ -19,10 +19,8 @@ TASK = "run the database migrations for the deploy"
 
 
 @pytest.fixture
-def ws(project: Path) -> Path:
-    root = project / ".agents" / ".engram"
-    for d in ("rules", "skills", "knowledge", "archive", "working"):
-        (root / d).mkdir(parents=True, exist_ok=True)
+def ws(layout: Path) -> Path:
+    root = layout
     write_memory(root, ID, "rule", f"- {GOOD}", tags=["deploy", "migrations"])
     return root
 

@@ -31,11 +31,8 @@ TEXT = "Run the smoke suite before tagging.\nThen publish{} the release notes."
 
 
 @pytest.fixture
-def ws(project: Path) -> Path:
-    root = project / ".agents" / ".engram"
-    for d in ("rules", "skills", "knowledge", "archive", "working"):
-        (root / d).mkdir(parents=True, exist_ok=True)
-    return root
+def ws(layout: Path) -> Path:
+    return layout
 
 
 @pytest.mark.parametrize("name", [n for n in BAD if n != "lone-cr"])  # a line break there
