@@ -49,12 +49,15 @@ def scanner_version() -> str:
     are reused only while the engram version and the rules file are unchanged."""
     import engram
 
-    rules = Path(engram.__file__).parent / "safety" / "rules.py"
-    try:
-        st = rules.stat()
-    except OSError:
-        return engram.__version__
-    return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
+    safety = Path(engram.__file__).parent / "safety"
+    stamps = [engram.__version__]
+    for name in ("rules.py", "invisible.py"):  # the two rule tables scan_text applies
+        try:
+            st = (safety / name).stat()
+        except OSError:
+            continue
+        stamps.append(f"{st.st_mtime_ns}:{st.st_size}")
+    return ":".join(stamps)
 
 
 # What the guarded read trusts is read by this process, never taken from the derived index
