@@ -131,3 +131,27 @@ def test_names_of_unapproved_files_are_escaped_shortened_and_never_instructions(
         assert name not in out and name.removesuffix(".md") not in out, out
         assert "\x1b" not in out and "\u202e" not in out, out
         assert "ignore-all-previous" not in out and "a" * 80 not in out, out
+
+
+def test_invisible_text_in_frontmatter_of_an_approved_file_is_flagged(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_memory(ws, "smoke-before-tag", "rule", "- Run the smoke suite before tagging.",
+                 tags=["smoke", "release\u2066"], author_name="Mallory\U000e0041")
+    code, out = cli(capsys, "load", "--id", "smoke-before-tag")
+    assert "SKIPPED rules/smoke-before-tag.md" in out and "U+E0041" in out, out
+    assert "\u2066" not in out and "Run the smoke suite" not in out
+
+
+def test_an_author_name_with_invisible_characters_is_written_escaped(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=ws.parent.parent, check=True)
+    subprocess.run(["git", "config", "user.name", "Mal\u202elory"], cwd=ws.parent.parent,
+                   check=True)
+    code, out = cli(capsys, "save", "-f", "rule", "Run the smoke suite before tagging.")
+    assert code == 0, out
+    text = next((ws / "rules").glob("*.md")).read_text()
+    assert "\u202e" not in text and "u202elory" in text
+    code, out = cli(capsys, "load", "smoke suite tagging")
+    assert "Run the smoke suite" in out, out
