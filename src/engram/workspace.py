@@ -130,10 +130,15 @@ def resolve(env: Env | None = None, workspace: str | Path | None = None, *,
     if chosen:
         base = Path(chosen).expanduser()
         base = base if base.is_absolute() else env.cwd / base
-        base = base.resolve()
-        # Accept either the project directory or the root itself.
-        project = base.parent.parent if base.name == ".engram" and base.parent.name == ".agents" \
-            else base
+        # Accept either the project directory or the root itself. The root is not resolved
+        # through a symlink: that would move the workspace to wherever the link points
+        # (containment refuses the link instead); the project directory may be one.
+        if base.name == ".engram" and base.parent.name == ".agents":
+            project = base.parent.parent.resolve()
+        else:
+            project = base.resolve()
+            if project.name == ".engram" and project.parent.name == ".agents":
+                project = project.parent.parent
     else:
         project = find_project(env.cwd)
     global_root = None

@@ -143,3 +143,17 @@ def test_a_global_root_the_user_configured_may_be_a_symlink(
     code, out = cli(capsys, "load", "ripgrep code search")
     assert code != 0 and "symlink" in out
     assert link.is_symlink()
+
+
+@pytest.mark.parametrize("given", [".agents/.engram", "{project}/.agents/.engram"])
+def test_naming_a_symlinked_root_with_workspace_does_not_move_the_workspace(
+        project: Path, outside: Path, capsys: pytest.CaptureFixture[str], given: str) -> None:
+    (project / ".agents").mkdir()
+    (outside / "root").mkdir()
+    (project / ".agents" / ".engram").symlink_to(outside / "root", target_is_directory=True)
+    before = _snapshot(outside)
+    for args in (("init",), ("load", "smoke suite"),
+                 ("save", "-f", "rule", "Pin every tool version in CI config.")):
+        code, out = cli(capsys, *args, "--workspace", given.format(project=project))
+        assert code != 0 and "symlink" in out, (args, out)
+    assert _snapshot(outside) == before
