@@ -122,6 +122,8 @@ def test_unapproved_duplicate_never_hides_the_approved_memory_hook(ws: Path) -> 
     _plant(ws, "rules/aa.md")
     text = hook(ws.parent.parent, TASK)
     _approved_wins(text, "rules/aa.md")
+    cards = hook(ws.parent.parent, "", event="SessionStart")  # no objective: rule cards
+    assert f"- {ID} (rule, workspace): Hold deploy lock" in cards and "Hijacked" not in cards
 
 
 def test_a_visible_duplicate_does_not_unhide_an_approved_memory_hidden_by_role(
