@@ -16,6 +16,7 @@ from typing import NamedTuple
 Scanner = Callable[[str], Sequence[object]]
 FIX = "review it, then run engram rehash"
 REASON_MAX = 240
+NOTE_FIX = "engram notes prune removes it"
 
 
 class Skip(NamedTuple):
