@@ -26,6 +26,9 @@ BAD = {
     "c1-csi": ("\x9b8m", "U+009B"),
     "bell": ("\x07", "U+0007"),
     "lone-cr": ("\r", "U+000D"),
+    "variation-smuggle": ("\U000e0100\U000e0131", "U+E0100"),
+    "selector-run": ("\ufe0f\ufe0f\ufe0e", "U+FE0F"),
+    "hangul-filler": ("\u3164", "U+3164"),
 }
 TEXT = "Run the smoke suite before tagging.\nThen publish{} the release notes."
 
@@ -71,6 +74,12 @@ def test_invisible_text_is_refused_through_mcp(ws: Path, era: str) -> None:
         assert "U+2066" in session and "approval_token" not in session, session
 
     mcp_session(ws.parent.parent, era, body)
+
+
+def test_ordinary_emoji_presentation_is_not_refused(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = cli(capsys, "save", "-f", "rule", "Mark flaky tests with \u26a0\ufe0f in CI logs.")
+    assert code == 0, out
 
 
 def _approved_with(ws: Path, chars: str) -> None:
