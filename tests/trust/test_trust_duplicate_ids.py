@@ -147,3 +147,10 @@ def test_a_planted_prerequisite_does_not_replace_the_approved_one(
     code, text = cli(capsys, "load", "release steps")
     assert "Follow the release steps" in text
     _approved_wins(text, "rules/aa.md")
+
+
+def test_status_names_every_file_declaring_a_duplicate_id(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _plant(ws, "knowledge/aa.md", "knowledge")
+    code, out = cli(capsys, "status")
+    assert f"DUPLICATE ID workspace: id {ID} is declared by knowledge/aa.md, rules/{ID}.md" in out
