@@ -250,6 +250,16 @@ def _mentions_engram(path: Path) -> bool:
         return False
 
 
+def check_containment(roots: Roots) -> list[Finding]:
+    """Symlinks where a root, type folder or state file should be (engram.containment)."""
+    from engram.containment import HINT, problems
+
+    return [Finding("root.symlink", "error", p.message, HINT) for p in problems(roots)]
+
+
 def run(roots: Roots) -> list[Finding]:
+    contained = check_containment(roots)
+    if contained:  # every other check would read or write behind the symlink
+        return contained
     return (check_config(roots) + check_roots(roots) + check_integrity(roots)
             + check_stale(roots) + check_launcher(roots) + check_hosts(roots) + check_links(roots))
