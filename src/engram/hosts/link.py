@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engram.hosts import blocks, claude_hooks, command, mcpconf, texts
+from engram.hosts import blocks, claude_hooks, command, gates, mcpconf, texts
 from engram.hosts.files import Bench, Edit, State
 from engram.hosts.targets import Scope, Target, all_targets, get
 from engram.workspace import Roots
@@ -28,6 +28,8 @@ class Options:
     no_mcp: bool = False
     no_hooks: bool = False
     team: bool = False
+    no_allow: bool = False  # no allow rules for the read-only tools (the commit gate stays)
+    launcher: str = "auto"  # "uvx": the pinned uvx form (hosts/command.py)
     refresh: bool = False  # upgrade: may also change --always-load (§11.2)
 
 
@@ -130,9 +132,37 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
         claude_hooks.install(bench, _hooks_path(roots, scope, opts), cmd)
     if not opts.no_mcp:
         notes += _stage_mcp(roots, scope, opts, bench, hooks)
+        notes += _stage_gate(roots, scope, opts, bench)
     if scope.mcp is None and scope.hint and not opts.no_mcp:
         notes.append(scope.hint)
     return notes
+
+
+def _gate_path(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> Path | None:
+    base = _base(roots, opts.is_global)
+    if scope.gate == "claude":
+        return _hooks_path(roots, scope, opts)
+    if scope.gate == "opencode" and scope.mcp is not None:
+        return _pick(bench, base, scope.mcp.files)
+    if scope.gate == "gemini-policy":
+        return base / gates.GEMINI_POLICY
+    return None
+
+
+def _stage_gate(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> list[str]:
+    """The host's permission rules: commit asks, read-only tools run (hosts/gates.py)."""
+    path = _gate_path(roots, scope, opts, bench)
+    allow = not opts.no_allow
+    note: str | None = None
+    if scope.gate == "claude" and path is not None:
+        gates.put_claude(bench, path, allow)
+    elif scope.gate == "opencode" and path is not None:
+        note = gates.put_opencode(bench, path, allow)
+    elif scope.gate == "gemini-policy" and path is not None:
+        note = gates.put_gemini_policy(bench, path, allow, opts.force)
+    elif scope.gate_hint and bench.read(roots.env.home / gates.GEMINI_POLICY) is None:
+        note = scope.gate_hint
+    return [note] if note else []
 
 
 def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: bool) -> list[str]:
@@ -244,6 +274,9 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
         for name in (scope.hooks_file, scope.team_hooks_file):
             if name:
                 claude_hooks.uninstall(bench, base / name)
+                gates.take_out(bench, base / name)
+    if scope.gate == "gemini-policy":
+        gates.take_out_gemini_policy(bench, base / gates.GEMINI_POLICY)
     mcp = scope.mcp
     if mcp is None:
         return notes
@@ -252,7 +285,10 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
     elif mcp.style == "codex":
         mcpconf.take_out_codex(bench, base / mcp.files[0])
     else:
-        note = mcpconf.take_out_json(bench, _pick(bench, base, mcp.files), list(mcp.keys))
+        picked = _pick(bench, base, mcp.files)
+        if scope.gate == "opencode":
+            gates.take_out(bench, picked)
+        note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
         notes += [note] if note else []
         for extra in scope.extra_files:
             if bench.created(base / extra):
