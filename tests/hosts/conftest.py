@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import engram
+from engram.hosts import command
 
 VERSION = "1.2.3"
 
@@ -28,15 +29,24 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         exe.write_text("#!/bin/sh\nexit 0\n")
         exe.chmod(0o755)
     monkeypatch.setenv("PATH", str(d))
+    install_at(monkeypatch, d)
     return d
+
+
+def install_at(monkeypatch: pytest.MonkeyPatch, scripts: Path | None, *, isolated: bool = False,
+               under_uvx: bool = False) -> None:
+    """Make the running Engram look installed with its console scripts in `scripts`."""
+    found = command.Install(scripts, isolated, under_uvx)
+    monkeypatch.setattr(command, "this_install", lambda: found)
 
 
 @pytest.fixture
 def empty_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """PATH without engram-mcp or uvx: entries take the pinned uvx form."""
+    """Engram running under `uvx`, nothing on PATH: entries take the pinned uvx form."""
     d = tmp_path / "nobin"
     d.mkdir()
     monkeypatch.setenv("PATH", str(d))
+    install_at(monkeypatch, None, under_uvx=True)
     return d
 
 

@@ -9,7 +9,7 @@ The runtime that answers these hooks is `hosts/hooks.py`.
 
 from __future__ import annotations
 
-import shutil
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,10 @@ EVENTS = ("SessionStart", "UserPromptSubmit")
 HOOK_ARGS = ("agent-hook", "--host", "claude")
 
 
-def hook_command(path_env: str) -> str:
-    """`engram agent-hook --host claude`, pinned through uvx when `engram` is not on PATH."""
-    if shutil.which("engram", path=path_env or None):
-        return "engram " + " ".join(HOOK_ARGS)
-    pin = f"{command.PACKAGE}=={command.installed_version()}"
-    return f"uvx --from {pin} engram " + " ".join(HOOK_ARGS)
+def hook_command(path_env: str, launcher: str = "auto") -> str:
+    """`engram agent-hook --host claude` launched the way the server is (hosts/command.py)."""
+    launch = command.launch_for(path_env, "engram", launcher)
+    return " ".join(shlex.quote(a) for a in launch.argv(list(HOOK_ARGS)))
 
 
 def is_engram_group(group: Any) -> bool:

@@ -10,6 +10,7 @@ This module only reads; `engram upgrade` and `engram link` are the remediations.
 
 from __future__ import annotations
 
+import fnmatch
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from engram.workspace import IGNORED_LINES, Roots
 Level = Literal["ok", "warn", "error"]
 AUTO_MODES = ("approve", "auto")
 COMMIT_PERMISSIONS = ("mcp__engram__engram_commit", "mcp__engram", "mcp__engram__*")
+OPENCODE_COMMIT = "engram_engram_commit"
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def _json_host(path: Path, keys: list[str], target: Target, roots: Roots) -> lis
         return []
     where = f"{target.name} ({path})"
     out = _entry_findings(where, node, roots)
+    if target.name == "opencode":
+        out += _opencode_gate(where, data)
     if target.name == "gemini" and isinstance(node, dict) and node.get("trust") is True:
         out.append(Finding("host.gemini_trust", "warn",
                            f"{where}: `trust: true` skips Gemini's confirmation for engram_commit",
@@ -169,10 +173,40 @@ def _claude_allowlists(roots: Roots) -> list[Finding]:
         perms = data.get("permissions") if isinstance(data, dict) else None
         allow = perms.get("allow") if isinstance(perms, dict) else None
         if isinstance(allow, list) and any(a in COMMIT_PERMISSIONS for a in allow):
+            found = ", ".join(str(a) for a in allow if a in COMMIT_PERMISSIONS)
             out.append(Finding("host.commit_allowlisted", "error",
-                               f"{path}: permissions.allow lets engram_commit run unasked",
-                               "remove mcp__engram__engram_commit (and mcp__engram) from it"))
+                               f"{path}: permissions.allow holds {found}, which lets "
+                               "engram_commit run unasked",
+                               f"remove {found} from permissions.allow; allow the read-only "
+                               "tools one by one (`engram link claude` writes them)"))
+        if isinstance(perms, dict) and perms.get("defaultMode") == "bypassPermissions":
+            out.append(Finding("host.claude_bypass", "warn",
+                               f"{path}: defaultMode bypassPermissions lets tools, engram_commit "
+                               "included, run without asking",
+                               "remove permissions.defaultMode (or set it to \"default\")"))
     return out
+
+
+def opencode_commit_decision(permission: Any) -> str:
+    """What OpenCode decides for engram_commit: the last matching rule wins, none is allow."""
+    if isinstance(permission, str):
+        return permission
+    decision = "allow"
+    if isinstance(permission, dict):
+        for pattern, value in permission.items():
+            if isinstance(value, str) and fnmatch.fnmatchcase(OPENCODE_COMMIT, str(pattern)):
+                decision = value
+    return decision
+
+
+def _opencode_gate(where: str, data: Any) -> list[Finding]:
+    permission = data.get("permission") if isinstance(data, dict) else None
+    if opencode_commit_decision(permission) != "allow":
+        return []
+    return [Finding("host.opencode_commit_allowed", "error",
+                    f"{where}: OpenCode runs {OPENCODE_COMMIT} without asking",
+                    f'add "permission": {{"{OPENCODE_COMMIT}": "ask"}} as the last permission '
+                    "rule (`engram link opencode` writes it)")]
 
 
 def check_hosts(roots: Roots) -> list[Finding]:
