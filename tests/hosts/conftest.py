@@ -24,13 +24,28 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """PATH holds only a dir with fake engram and engram-mcp (so entries use the bare form)."""
     d = tmp_path / "bin"
     d.mkdir()
-    for name in ("engram", "engram-mcp"):
-        exe = d / name
-        exe.write_text("#!/bin/sh\nexit 0\n")
-        exe.chmod(0o755)
+    fake(d / "engram")
+    fake(d / "engram-mcp", answers_initialize=True)
     monkeypatch.setenv("PATH", str(d))
     install_at(monkeypatch, d)
     return d
+
+
+ANSWER = ('{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", '
+          '"capabilities": {}, "serverInfo": {"name": "engram", "version": "fake"}}}')
+
+
+def fake(path: Path, *, answers_initialize: bool = False, fails: str = "") -> Path:
+    """An executable stand-in: exits 0, or answers one MCP initialize, or fails with a message."""
+    if fails:
+        body = f"echo '{fails}' >&2\nexit 1\n"
+    elif answers_initialize:
+        body = f"read line\necho '{ANSWER}'\n"
+    else:
+        body = "exit 0\n"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
 
 
 def install_at(monkeypatch: pytest.MonkeyPatch, scripts: Path | None, *, isolated: bool = False,
@@ -70,6 +85,15 @@ class Kit:
     @staticmethod
     def snapshot(base: Path) -> dict[str, bytes]:
         return snapshot(base)
+
+    @staticmethod
+    def fake(path: Path, *, answers_initialize: bool = False, fails: str = "") -> Path:
+        return fake(path, answers_initialize=answers_initialize, fails=fails)
+
+    @staticmethod
+    def install_at(monkeypatch: pytest.MonkeyPatch, scripts: Path | None, *,
+                   isolated: bool = False, under_uvx: bool = False) -> None:
+        install_at(monkeypatch, scripts, isolated=isolated, under_uvx=under_uvx)
 
 
 @pytest.fixture

@@ -105,7 +105,7 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def _argv_of(entry: Any) -> list[str]:
+def argv_of(entry: Any) -> list[str]:
     """The full argv of an entry in any of the supported shapes (std or OpenCode)."""
     if not isinstance(entry, dict):
         return []
@@ -127,7 +127,7 @@ def _is_server(token: str, program: str) -> bool:
 
 def is_engrams(entry: Any, program: str = SERVER) -> bool:
     """True when an `engram` entry launches Engram (ours, pinned, or the TypeScript tool)."""
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     if not argv:
         return False
     head = PurePath(argv[0]).name
@@ -144,7 +144,7 @@ def is_engrams(entry: Any, program: str = SERVER) -> bool:
 
 def flags_of(entry: Any, program: str = SERVER) -> list[str]:
     """The server's own flags: everything after the `engram-mcp` token."""
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     for i, token in enumerate(argv):
         if _is_server(token, program):
             return argv[i + 1:]
@@ -153,7 +153,7 @@ def flags_of(entry: Any, program: str = SERVER) -> list[str]:
 
 def pinned_version(entry: Any) -> str | None:
     """The version an entry is pinned to (uvx or npx form), None for a bare command."""
-    for token in _argv_of(entry):
+    for token in argv_of(entry):
         for marker in (f"{PACKAGE}==", f"{TS_PACKAGE}@"):
             if marker in token:
                 return token.split(marker, 1)[1] or None
@@ -161,7 +161,7 @@ def pinned_version(entry: Any) -> str | None:
 
 
 def is_typescript(entry: Any) -> bool:
-    return any(TS_PACKAGE in t for t in _argv_of(entry))
+    return any(TS_PACKAGE in t for t in argv_of(entry))
 
 
 def with_always_load(flags: list[str], wanted: bool) -> list[str]:
@@ -191,14 +191,14 @@ def opencode_entry(
 
 
 def is_uvx(entry: Any) -> bool:
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     return bool(argv) and PurePath(argv[0]).name == "uvx"
 
 
 def kept_launch(entry: Any, wanted: Launch, program: str = SERVER) -> Launch:
     """What a re-pin (upgrade, automatic re-pin) writes: an absolute path that still starts is
     kept (the user's or an earlier link's choice); anything else gets `wanted`."""
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     if wanted.command != "uvx" and argv and os.sep in argv[0] and _is_server(argv[0], program) \
             and os.access(argv[0], os.X_OK):
         return Launch(argv[0], ())

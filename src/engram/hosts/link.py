@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engram.hosts import blocks, claude_hooks, command, gates, keep, mcpconf, texts
+from engram.hosts import (
+    blocks,
+    claude_hooks,
+    command,
+    gates,
+    hoststate,
+    keep,
+    mcpconf,
+    nextsteps,
+    texts,
+)
 from engram.hosts.files import Bench, Edit, State
 from engram.hosts.targets import Scope, Target, all_targets, get
 from engram.workspace import Roots
@@ -134,7 +144,9 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
     if not opts.no_mcp:
         notes += _stage_mcp(roots, scope, opts, bench, hooks)
         notes += _stage_gate(roots, scope, opts, bench)
-    if scope.mcp is None and scope.hint and not opts.no_mcp:
+        notes += nextsteps.after_link(roots, target.name, opts.is_global or opts.plan)
+    if scope.mcp is None and scope.hint and not opts.no_mcp \
+            and not nextsteps.registered_for_user(roots, target, bench):
         notes.append(scope.hint)
     if not opts.is_global and scope.hooks_file:
         keep.stage_ignore(bench, roots.project, base / scope.hooks_file)
@@ -179,9 +191,8 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
         force=opts.force, refresh=opts.refresh, repin=opts.repin,
     )
     if mcp.style == "print":
-        argv = wish.launch.argv(command.with_always_load([], wish.always_load))
-        return ["register the server for your user with: claude mcp add --scope user engram -- "
-                + " ".join(argv)]
+        return nextsteps.print_user_server(roots, wish.launch.argv(
+            command.with_always_load([], wish.always_load)))
     if mcp.style == "codex":
         note = mcpconf.put_codex(bench, base / mcp.files[0], wish)
         return [note] if note else []
@@ -290,7 +301,9 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
     if mcp is None:
         return notes
     if mcp.style == "print":
-        notes.append("remove the user-scope server with: claude mcp remove --scope user engram")
+        if hoststate.claude_user_entry(roots.env.home) is not None:
+            notes.append("remove the user-scope server with: "
+                          "claude mcp remove --scope user engram")
     elif mcp.style == "codex":
         mcpconf.take_out_codex(bench, base / mcp.files[0])
     else:
