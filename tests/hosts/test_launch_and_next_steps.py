@@ -240,3 +240,25 @@ def test_no_gitignore_line_when_already_covered_or_not_engrams_file(
     (project / ".gitignore").write_text(".claude/\n")
     assert main(["link", "claude"]) == 0
     assert (project / ".gitignore").read_text() == ".claude/\n"
+
+
+def test_upgrade_keeps_a_working_installation_and_link_moves_to_the_running_one(
+    project: Path, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kit: Any
+) -> None:
+    assert main(["link", "claude"]) == 0
+    other = tmp_path / "other/bin"
+    other.mkdir(parents=True)
+    kit.fake(other / "engram")
+    kit.fake(other / "engram-mcp", answers_initialize=True)
+    kit.install_at(monkeypatch, other, isolated=True)
+
+    def commands() -> tuple[str, str]:
+        hook = _json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
+        server = _json(project / ".mcp.json")["mcpServers"]["engram"]["command"]
+        return shlex.split(hook["hooks"][0]["command"])[0], server
+
+    monkeypatch.setattr(engram, "__version__", "1.3.0")
+    assert main(["upgrade"]) == 0  # the automatic re-pin runs the same relink
+    assert commands() == (str(venv / "engram"), str(venv / "engram-mcp"))
+    assert main(["link", "claude"]) == 0
+    assert commands() == (str(other / "engram"), str(other / "engram-mcp"))

@@ -9,6 +9,7 @@ The runtime that answers these hooks is `hosts/hooks.py`.
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,33 @@ def hook_command(path_env: str, launcher: str = "auto") -> str:
     """`engram agent-hook --host claude` launched the way the server is (hosts/command.py)."""
     launch = command.launch_for(path_env, "engram", launcher)
     return " ".join(shlex.quote(a) for a in launch.argv(list(HOOK_ARGS)))
+
+
+def kept_command(text: str | None, wanted: str) -> str:
+    """A re-pin keeps an installed Engram hook whose absolute `engram` path still exists."""
+    for cmd in _commands(text):
+        argv = shlex.split(cmd)
+        head = Path(argv[0]) if argv else None
+        if head is not None and head.is_absolute() and head.name == "engram" \
+                and os.access(head, os.X_OK) and not wanted.startswith("uvx "):
+            return cmd
+    return wanted
+
+
+def _commands(text: str | None) -> list[str]:
+    try:
+        data = jsonc.loads(text) if text else None
+    except HostConfigError:
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    out: list[str] = []
+    for event in EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for group in groups if isinstance(groups, list) else []:
+            if is_engram_group(group):
+                out += [h["command"] for h in group["hooks"]
+                        if isinstance(h, dict) and isinstance(h.get("command"), str)]
+    return out
 
 
 def is_engram_group(group: Any) -> bool:

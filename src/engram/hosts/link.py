@@ -139,8 +139,11 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
         notes += [note] if note else []
     hooks = _hooks_wanted(roots, target, opts)
     if hooks:
+        path = _hooks_path(roots, scope, opts)
         cmd = claude_hooks.hook_command(roots.env.path, opts.launcher)
-        claude_hooks.install(bench, _hooks_path(roots, scope, opts), cmd)
+        if opts.repin:
+            cmd = claude_hooks.kept_command(bench.read(path), cmd)
+        claude_hooks.install(bench, path, cmd)
     if not opts.no_mcp:
         notes += _stage_mcp(roots, scope, opts, bench, hooks)
         notes += _stage_gate(roots, scope, opts, bench)
