@@ -3,8 +3,8 @@
 A `Bench` reads files through the edits staged so far (several steps may touch one file), so a
 whole link or unlink is computed before anything is written: an unparseable file aborts the run
 with every file byte-identical, and `--plan` simply never calls `apply`. `apply` backs up each
-user file once before its first change (`backup_once`), writes atomically, and deletes files and
-empty directories only when `link` created them.
+user file once before its first change (under `~/.engram/backups/`, never in the working tree),
+writes atomically, and deletes files and empty directories only when `link` created them.
 
 The record lives in the user config dir as `hosts.json` — not in a workspace, because global
 links touch files under HOME. It holds the links (host, scope, project) and, per file Engram
