@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import engram
-from engram.hosts import command
+from engram.cli.main import main
+from engram.hosts import command, jsonc
 
 VERSION = "1.2.3"
 
@@ -85,6 +88,17 @@ class Kit:
     @staticmethod
     def snapshot(base: Path) -> dict[str, bytes]:
         return snapshot(base)
+
+    @staticmethod
+    def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
+        """Run `engram doctor --json`; its exit code and findings."""
+        capsys.readouterr()
+        code = main(["doctor", "--json"])
+        return code, json.loads(capsys.readouterr().out)["data"]["findings"]
+
+    @staticmethod
+    def json(path: Path) -> Any:
+        return jsonc.loads(path.read_text())
 
     @staticmethod
     def fake(path: Path, *, answers_initialize: bool = False, fails: str = "") -> Path:

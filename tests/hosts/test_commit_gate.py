@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from engram.cli.main import main
-from engram.hosts import jsonc
 
 ASK = "mcp__engram__engram_commit"
 READ_ONLY = ["mcp__engram__engram_load", "mcp__engram__engram_search",
@@ -22,14 +21,6 @@ READ_ONLY = ["mcp__engram__engram_load", "mcp__engram__engram_search",
              "mcp__engram__engram_verify"]
 
 
-def _json(path: Path) -> Any:
-    return jsonc.loads(path.read_text())
-
-
-def _doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
-    capsys.readouterr()
-    code = main(["doctor", "--json"])
-    return code, json.loads(capsys.readouterr().out)["data"]["findings"]
 
 
 def _codes(findings: list[dict[str, Any]]) -> set[str]:
@@ -37,95 +28,97 @@ def _codes(findings: list[dict[str, Any]]) -> set[str]:
 
 
 def test_claude_link_asks_for_commit_and_allows_only_read_only_tools(
-    project: Path, bin_dir: Path
+    project: Path, bin_dir: Path, kit: Any
 ) -> None:
     assert main(["link", "claude"]) == 0
-    perms = _json(project / ".claude/settings.local.json")["permissions"]
+    perms = kit.json(project / ".claude/settings.local.json")["permissions"]
     assert perms["ask"] == [ASK]
     assert perms["allow"] == READ_ONLY
     assert not any("commit" in rule or rule.endswith("*") for rule in perms["allow"])
 
 
-def test_claude_no_allow_keeps_the_commit_gate(project: Path, bin_dir: Path) -> None:
+def test_claude_no_allow_keeps_the_commit_gate(project: Path, bin_dir: Path, kit: Any) -> None:
     assert main(["link", "claude", "--no-allow", "--team"]) == 0
-    perms = _json(project / ".claude/settings.json")["permissions"]
+    perms = kit.json(project / ".claude/settings.json")["permissions"]
     assert perms == {"ask": [ASK]}
 
 
-def test_claude_global_gate_goes_in_the_user_settings(home: Path, bin_dir: Path) -> None:
+def test_claude_global_gate_goes_in_the_user_settings(home: Path, bin_dir: Path, kit: Any) -> None:
     assert main(["link", "--global", "claude"]) == 0
-    perms = _json(home / ".claude/settings.json")["permissions"]
+    perms = kit.json(home / ".claude/settings.json")["permissions"]
     assert perms["ask"] == [ASK] and perms["allow"] == READ_ONLY
     assert main(["unlink", "--global", "claude"]) == 0
     assert not (home / ".claude/settings.json").exists()
 
 
-def test_unlink_keeps_the_users_own_identical_rule(project: Path, bin_dir: Path) -> None:
+def test_unlink_keeps_the_users_own_identical_rule(project: Path, bin_dir: Path, kit: Any) -> None:
     (project / ".claude").mkdir()
     mine = '{"permissions": {"allow": ["mcp__engram__engram_load"], "ask": ["Bash"]}}\n'
     (project / ".claude/settings.local.json").write_text(mine)
     assert main(["link", "claude", "--no-hooks"]) == 0
-    perms = _json(project / ".claude/settings.local.json")["permissions"]
+    perms = kit.json(project / ".claude/settings.local.json")["permissions"]
     assert perms["allow"].count("mcp__engram__engram_load") == 1 and ASK in perms["ask"]
     assert main(["unlink", "claude"]) == 0
     assert (project / ".claude/settings.local.json").read_text() == mine
 
 
-def test_opencode_gate_is_appended_after_a_users_catch_all(project: Path, bin_dir: Path) -> None:
+def test_opencode_gate_is_appended_after_a_users_catch_all(
+    project: Path, bin_dir: Path, kit: Any
+) -> None:
     (project / "opencode.json").write_text('{"permission": {"*": "allow"}}\n')
     assert main(["link", "opencode"]) == 0
-    permission = _json(project / "opencode.json")["permission"]
+    permission = kit.json(project / "opencode.json")["permission"]
     keys = list(permission)
     assert keys[0] == "*" and permission["engram_engram_commit"] == "ask"
     assert keys.index("engram_engram_commit") > keys.index("*")  # last match wins in OpenCode
 
 
 def test_opencode_users_commit_allow_is_kept_noted_and_reported(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     (project / "opencode.json").write_text('{"permission": {"engram_engram_commit": "allow"}}\n')
     assert main(["link", "opencode"]) == 0
     assert "kept your permission engram_engram_commit = 'allow'" in capsys.readouterr().out
-    code, findings = _doctor(capsys)
+    code, findings = kit.doctor(capsys)
     assert "host.opencode_commit_allowed" in _codes(findings) and code == 1
 
 
 @pytest.mark.parametrize("permission", [None, "allow", {"*": "ask", "engram_*": "allow"}])
 def test_doctor_finds_opencode_configs_that_run_commit_unasked(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], permission: Any
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], permission: Any, kit: Any
 ) -> None:
     config: dict[str, Any] = {"mcp": {"engram": {"type": "local", "command": ["engram-mcp"]}}}
     if permission is not None:
         config["permission"] = permission
     (project / "opencode.json").write_text(json.dumps(config))
-    assert "host.opencode_commit_allowed" in _codes(_doctor(capsys)[1])
+    assert "host.opencode_commit_allowed" in _codes(kit.doctor(capsys)[1])
 
 
 def test_doctor_is_quiet_about_opencode_after_link(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "opencode"]) == 0
-    assert "host.opencode_commit_allowed" not in _codes(_doctor(capsys)[1])
+    assert "host.opencode_commit_allowed" not in _codes(kit.doctor(capsys)[1])
 
 
 @pytest.mark.parametrize("rule", [ASK, "mcp__engram", "mcp__engram__*"])
 def test_doctor_fails_any_claude_allow_that_covers_commit(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], rule: str
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], rule: str, kit: Any
 ) -> None:
     (project / ".claude").mkdir()
     (project / ".claude/settings.json").write_text(json.dumps({"permissions": {"allow": [rule]}}))
-    code, findings = _doctor(capsys)
+    code, findings = kit.doctor(capsys)
     found = [f for f in findings if f["code"] == "host.commit_allowlisted"]
     assert code == 1 and found and rule in found[0]["message"]
 
 
 def test_doctor_warns_on_claude_bypass_mode(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     (project / ".claude").mkdir()
     (project / ".claude/settings.local.json").write_text(
         '{"permissions": {"defaultMode": "bypassPermissions"}}')
-    assert "host.claude_bypass" in _codes(_doctor(capsys)[1])
+    assert "host.claude_bypass" in _codes(kit.doctor(capsys)[1])
 
 
 def test_gemini_global_link_writes_a_user_policy_and_unlink_removes_it(

@@ -21,16 +21,6 @@ from engram.cli.main import main
 from engram.hosts import jsonc
 
 
-def _json(path: Path) -> Any:
-    return jsonc.loads(path.read_text())
-
-
-def _doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
-    capsys.readouterr()
-    code = main(["doctor", "--json"])
-    return code, json.loads(capsys.readouterr().out)["data"]["findings"]
-
-
 def _find(findings: list[dict[str, Any]], code: str) -> list[dict[str, Any]]:
     return [f for f in findings if f["code"] == code]
 
@@ -47,17 +37,17 @@ def venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kit: Any) -> Path:
 
 
 def _server(project: Path) -> Any:
-    return _json(project / ".gemini/settings.json")["mcpServers"]["engram"]
+    return jsonc.loads((project / ".gemini/settings.json").read_text())["mcpServers"]["engram"]
 
 
 def test_activated_venv_gets_absolute_paths_for_server_and_hook(
-    project: Path, venv: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, venv: Path, monkeypatch: pytest.MonkeyPatch, kit: Any
 ) -> None:
     monkeypatch.setenv("PATH", str(venv))  # the venv is activated in this shell only
     assert main(["link", "gemini"]) == 0
     assert _server(project)["command"] == str(venv / "engram-mcp")
     assert main(["link", "claude"]) == 0
-    hook = _json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
+    hook = kit.json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
     assert shlex.split(hook["hooks"][0]["command"]) == [
         str(venv / "engram"), "agent-hook", "--host", "claude"]
 
@@ -124,9 +114,9 @@ def test_doctor_spawns_the_command_and_reports_why_it_does_not_start(
     project: Path, venv: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "gemini"]) == 0
-    assert _find(_doctor(capsys)[1], "host.starts")
+    assert _find(kit.doctor(capsys)[1], "host.starts")
     kit.fake(venv / "engram-mcp", fails="ModuleNotFoundError: No module named engram")
-    code, findings = _doctor(capsys)
+    code, findings = kit.doctor(capsys)
     broken = _find(findings, "host.no_start")
     assert code == 1 and broken and "No module named engram" in broken[0]["message"]
     assert "engram link gemini" in broken[0]["remediation"]
@@ -142,36 +132,36 @@ def test_doctor_starts_the_real_server(
     kit.install_at(monkeypatch, real, isolated=True)
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on PATH: the absolute path is written
     assert main(["link", "cursor"]) == 0
-    started = _find(_doctor(capsys)[1], "host.starts")
+    started = _find(kit.doctor(capsys)[1], "host.starts")
     assert started and "engram" in started[0]["message"]
 
 
 def test_doctor_flags_a_bare_name_that_only_this_shell_finds(
     project: Path, venv: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], kit: Any,
 ) -> None:
     monkeypatch.setenv("PATH", str(venv))
     (project / ".cursor").mkdir()
     (project / ".cursor/mcp.json").write_text(
         '{"mcpServers": {"engram": {"command": "engram-mcp", "args": []}}}')
-    fragile = _find(_doctor(capsys)[1], "host.launch_fragile")
+    fragile = _find(kit.doctor(capsys)[1], "host.launch_fragile")
     assert fragile and str(venv / "engram-mcp") in fragile[0]["remediation"]
 
 
 def test_claude_link_says_pending_approval_until_it_is_approved(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "claude"]) == 0
     assert "Pending approval" in capsys.readouterr().out
-    assert _find(_doctor(capsys)[1], "host.claude_pending")[0]["level"] == "warn"
+    assert _find(kit.doctor(capsys)[1], "host.claude_pending")[0]["level"] == "warn"
     settings = project / ".claude/settings.local.json"
-    data = _json(settings)
+    data = kit.json(settings)
     data["enabledMcpjsonServers"] = ["engram"]  # what Claude's approval prompt writes
     settings.write_text(json.dumps(data))
     capsys.readouterr()
     assert main(["link", "claude"]) == 0
     assert "Pending approval" not in capsys.readouterr().out
-    assert _find(_doctor(capsys)[1], "host.claude_pending")[0]["level"] == "ok"
+    assert _find(kit.doctor(capsys)[1], "host.claude_pending")[0]["level"] == "ok"
 
 
 @pytest.mark.parametrize(("rules", "trusted"), [
@@ -180,7 +170,7 @@ def test_claude_link_says_pending_approval_until_it_is_approved(
 ])
 def test_gemini_link_says_disabled_until_the_folder_is_trusted(
     project: Path, home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str],
-    rules: dict[str, str] | None, trusted: bool,
+    rules: dict[str, str] | None, trusted: bool, kit: Any,
 ) -> None:
     if rules is not None:
         (home / ".gemini").mkdir()
@@ -188,19 +178,19 @@ def test_gemini_link_says_disabled_until_the_folder_is_trusted(
         (home / ".gemini/trustedFolders.json").write_text(text.replace("@J@", str(project)))
     assert main(["link", "gemini"]) == 0
     assert ("Disabled" in capsys.readouterr().out) is not trusted
-    found = _find(_doctor(capsys)[1], "host.gemini_trust")
+    found = _find(kit.doctor(capsys)[1], "host.gemini_trust")
     assert found and found[0]["level"] == ("ok" if trusted else "warn")
 
 
 def test_global_claude_notes_follow_the_users_claude_json(
-    home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "--global", "claude"]) == 0
     assert "claude mcp add --scope user engram -- engram-mcp" in capsys.readouterr().out
-    assert _find(_doctor(capsys)[1], "host.claude_user_missing")
+    assert _find(kit.doctor(capsys)[1], "host.claude_user_missing")
     entry = {"type": "stdio", "command": "engram-mcp", "args": ["--always-load"], "env": {}}
     (home / ".claude.json").write_text(json.dumps({"mcpServers": {"engram": entry}}))
-    findings = _doctor(capsys)[1]
+    findings = kit.doctor(capsys)[1]
     assert not _find(findings, "host.claude_user_missing")
     assert any(".claude.json" in f["message"] for f in _find(findings, "host.starts"))
     (home / ".claude.json").write_text(json.dumps({"mcpServers": {}}))  # `claude mcp remove`
@@ -253,8 +243,8 @@ def test_upgrade_keeps_a_working_installation_and_link_moves_to_the_running_one(
     kit.install_at(monkeypatch, other, isolated=True)
 
     def commands() -> tuple[str, str]:
-        hook = _json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
-        server = _json(project / ".mcp.json")["mcpServers"]["engram"]["command"]
+        hook = kit.json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
+        server = kit.json(project / ".mcp.json")["mcpServers"]["engram"]["command"]
         return shlex.split(hook["hooks"][0]["command"])[0], server
 
     monkeypatch.setattr(engram, "__version__", "1.3.0")
