@@ -252,3 +252,13 @@ def test_upgrade_keeps_a_working_installation_and_link_moves_to_the_running_one(
     assert commands() == (str(venv / "engram"), str(venv / "engram-mcp"))
     assert main(["link", "claude"]) == 0
     assert commands() == (str(other / "engram"), str(other / "engram-mcp"))
+
+
+def test_doctor_reports_a_hook_whose_engram_is_gone(
+    project: Path, venv: Path, capsys: pytest.CaptureFixture[str], kit: Any
+) -> None:
+    assert main(["link", "claude"]) == 0
+    assert not _find(kit.doctor(capsys)[1], "host.hook_missing")
+    (venv / "engram").unlink()
+    found = _find(kit.doctor(capsys)[1], "host.hook_missing")
+    assert found and "engram link claude" in found[0]["remediation"]

@@ -45,6 +45,11 @@ def _commands(text: str | None) -> list[str]:
         data = jsonc.loads(text) if text else None
     except HostConfigError:
         return []
+    return engram_commands(data)
+
+
+def engram_commands(data: Any) -> list[str]:
+    """The commands of Engram's hook groups in a parsed settings object."""
     hooks = data.get("hooks") if isinstance(data, dict) else None
     out: list[str] = []
     for event in EVENTS:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shlex
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -224,12 +225,28 @@ def _claude_gates(roots: Roots) -> list[Finding]:
                                "engram_commit run unasked",
                                f"remove {found} from permissions.allow; allow the read-only "
                                "tools one by one (`engram link claude` writes them)"))
+        out += _hook_command(roots, path, data)
         if isinstance(perms, dict) and perms.get("defaultMode") == "bypassPermissions":
             out.append(Finding("host.claude_bypass", "warn",
                                f"{path}: defaultMode bypassPermissions lets tools, engram_commit "
                                "included, run without asking",
                                'remove permissions.defaultMode (or set it to "default")'))
     return out
+
+
+def _hook_command(roots: Roots, path: Path, data: Any) -> list[Finding]:
+    """Engram's Claude hook must find its `engram` (a missing one fails every prompt silently)."""
+    from engram.hosts.claude_hooks import engram_commands
+
+    for cmd in engram_commands(data):
+        argv = shlex.split(cmd)
+        if argv and shutil.which(argv[0], path=roots.env.path or None) is None:
+            scope = " --global" if path.parent.parent == roots.env.home else ""
+            return [Finding("host.hook_missing", "error",
+                            f"{path}: the Engram hook runs `{argv[0]}`, which does not exist "
+                            "here", f"run `engram link{scope} claude` (it writes the absolute "
+                            "path of this installation's engram)")]
+    return []
 
 
 def _claude_user(ctx: Ctx) -> list[Finding]:
