@@ -262,3 +262,27 @@ def test_doctor_reports_a_hook_whose_engram_is_gone(
     (venv / "engram").unlink()
     found = _find(kit.doctor(capsys)[1], "host.hook_missing")
     assert found and "engram link claude" in found[0]["remediation"]
+
+
+@pytest.mark.parametrize(("prefix", "under"), [
+    ("/home/u/.cache/uv/archive-v0/5mledyZnvLs75xlCg-2oW", True),
+    ("/home/u/.cache/uv/environments-v2/engram-1a2b", True),
+    ("/home/u/.local/share/uv/tools/engram-protocol", False),
+    ("/home/u/.local/pipx/venvs/engram-protocol", False),
+])
+def test_uvx_environments_are_told_from_installed_tools(prefix: str, under: bool) -> None:
+    from engram.hosts.command import _in_uv_cache
+
+    assert _in_uv_cache(Path(prefix)) is under
+
+
+def test_link_says_when_a_project_file_runs_a_path_of_this_machine(
+    project: Path, venv: Path, bin_dir: Path, monkeypatch: pytest.MonkeyPatch, kit: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kit.install_at(monkeypatch, venv, isolated=True)  # PATH has another copy: absolute path
+    assert main(["link", "cursor"]) == 0
+    assert "a path on this machine" in capsys.readouterr().out
+    kit.install_at(monkeypatch, bin_dir)  # a PATH shim install: the bare name, no note
+    assert main(["link", "cursor"]) == 0
+    assert "a path on this machine" not in capsys.readouterr().out

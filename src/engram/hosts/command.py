@@ -66,9 +66,13 @@ def this_install() -> Install:
     if user_scheme in sysconfig.get_scheme_names():
         candidates.append(Path(sysconfig.get_path("scripts", user_scheme)))
     scripts = next((d for d in candidates if _script(d, SERVER) is not None), None)
-    prefix = Path(sys.prefix)
-    return Install(scripts, sys.prefix != sys.base_prefix,
-                   "archive-v0" in prefix.parts)  # uv's cache of `uvx` environments
+    return Install(scripts, sys.prefix != sys.base_prefix, _in_uv_cache(Path(sys.prefix)))
+
+
+def _in_uv_cache(prefix: Path) -> bool:
+    """`uvx` runs tools from environments in uv's cache (`archive-v0/…`, `environments-v2/…`);
+    `uv tool install` puts them under `…/uv/tools/`, which is an ordinary installation."""
+    return any(p.startswith(("archive-v", "environments-v")) for p in prefix.parts)
 
 
 def _script(directory: Path, program: str) -> Path | None:

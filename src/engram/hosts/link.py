@@ -205,7 +205,10 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
     if mcp.style == "cursor-plugin":
         for extra in scope.extra_files:
             bench.write(base / extra, _plugin_manifest())
-    return [note] if note else []
+    notes = [note] if note else []
+    if not opts.is_global:
+        notes += nextsteps.machine_path(bench, path, list(mcp.keys))
+    return notes
 
 
 def _pick(bench: Bench, base: Path, files: tuple[str, ...]) -> Path:

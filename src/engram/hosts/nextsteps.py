@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 from engram.errors import HostConfigError
 from engram.hosts import blocks, command, hoststate, jsonc
@@ -71,3 +72,17 @@ def print_user_server(roots: Roots, argv: list[str]) -> list[str]:
         return ["update the user-scope server with: "
                 f"claude mcp remove --scope user engram && {add}"]
     return [f"register the server for your user with: {add}"]
+
+
+def machine_path(bench: Bench, path: Path, keys: list[str]) -> list[str]:
+    """A project config now runs an absolute path that exists only on this machine."""
+    text = bench.read(path)
+    try:
+        node = jsonc.find(jsonc.parse(text or "{}", str(path)), [*keys, "engram"])
+    except HostConfigError:
+        return []
+    argv = command.argv_of(None if node is None else node.value)
+    if not argv or not Path(argv[0]).is_absolute():
+        return []
+    return [f"{path.name} runs {argv[0]}, a path on this machine: keep it out of git, or link "
+            "with --launcher uvx (or install Engram with pipx / uv tool) for a file you share"]
