@@ -83,7 +83,10 @@ def test_opencode_users_commit_allow_is_kept_noted_and_reported(
     assert "host.opencode_commit_allowed" in _codes(findings) and code == 1
 
 
-@pytest.mark.parametrize("permission", [None, "allow", {"*": "ask", "engram_*": "allow"}])
+@pytest.mark.parametrize("permission", [
+    None, "allow", {"*": "ask", "engram_*": "allow"}, {"engram_engram_commit": "ask", "*": "allow"},
+    {"engram_engram_commit": {"*": "allow"}},
+])
 def test_doctor_finds_opencode_configs_that_run_commit_unasked(
     project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], permission: Any, kit: Any
 ) -> None:
@@ -101,7 +104,8 @@ def test_doctor_is_quiet_about_opencode_after_link(
     assert "host.opencode_commit_allowed" not in _codes(kit.doctor(capsys)[1])
 
 
-@pytest.mark.parametrize("rule", [ASK, "mcp__engram", "mcp__engram__*"])
+@pytest.mark.parametrize("rule", [ASK, "mcp__engram", "mcp__engram__*", "mcp__engram__engram_*",
+                                  "mcp__engram__engram_c*"])
 def test_doctor_fails_any_claude_allow_that_covers_commit(
     project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], rule: str, kit: Any
 ) -> None:
@@ -159,3 +163,47 @@ def test_a_users_own_gemini_policy_file_is_kept(home: Path, bin_dir: Path,
     assert policy.read_text() == "# mine\n" and "not Engram's" in capsys.readouterr().out
     assert main(["unlink", "--global", "gemini"]) == 0
     assert policy.read_text() == "# mine\n"
+
+
+def test_claude_allow_rules_for_other_engram_tools_are_not_reported(
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
+) -> None:
+    (project / ".claude").mkdir()
+    rules = ["mcp__engram__engram_load", "mcp__engram__engram_s*", "mcp__engramx"]
+    (project / ".claude/settings.json").write_text(json.dumps({"permissions": {"allow": rules}}))
+    assert "host.commit_allowlisted" not in _codes(kit.doctor(capsys)[1])
+
+
+def _gemini_project(project: Path, settings: dict[str, Any]) -> None:
+    (project / ".gemini").mkdir(exist_ok=True)
+    entry = {"command": "engram-mcp", "args": [], **settings.pop("entry", {})}
+    (project / ".gemini/settings.json").write_text(
+        json.dumps({"mcpServers": {"engram": entry}, **settings}))
+
+
+@pytest.mark.parametrize("allowed", ["mcp_engram_engram_commit", "mcp_engram_*", "mcp_*", "*"])
+def test_gemini_tools_allowed_over_commit_is_an_error_until_the_policy_outranks_it(
+    project: Path, home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any,
+    allowed: str,
+) -> None:
+    _gemini_project(project, {"tools": {"allowed": [allowed]}, "entry": {"trust": True}})
+    codes = _codes(kit.doctor(capsys)[1])
+    assert {"host.gemini_commit_allowed", "host.gemini_server_trust"} <= codes
+    assert main(["link", "--global", "gemini"]) == 0
+    codes = _codes(kit.doctor(capsys)[1])
+    assert not codes & {"host.gemini_commit_allowed", "host.gemini_server_trust"}
+
+
+@pytest.mark.parametrize(("rule", "reported"), [
+    ('mcpName = "engram"\ntoolName = "engram_commit"\ndecision = "allow"\npriority = 999', True),
+    ('toolName = "mcp_engram_*"\ndecision = "allow"\npriority = 950', True),
+    ('mcpName = "engram"\ntoolName = "*"\ndecision = "allow"\npriority = 100', False),
+    ('mcpName = "engram"\ntoolName = "engram_load"\ndecision = "allow"\npriority = 999', False),
+])
+def test_a_user_policy_that_outranks_engrams_ask_rule_is_reported(
+    home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any,
+    rule: str, reported: bool,
+) -> None:
+    assert main(["link", "--global", "gemini"]) == 0
+    (home / ".gemini/policies/mine.toml").write_text(f"[[rule]]\n{rule}\n")
+    assert ("host.gemini_commit_allowed" in _codes(kit.doctor(capsys)[1])) is reported

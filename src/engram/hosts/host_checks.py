@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from engram.errors import EngramError
-from engram.hosts import blocks, command, hoststate, jsonc, probe
+from engram.hosts import blocks, command, gemini_gate, hoststate, jsonc, probe
 from engram.hosts.findings import Finding
 from engram.hosts.targets import Target, all_targets
 from engram.workspace import Roots
@@ -121,22 +121,47 @@ def opencode_commit_decision(permission: Any) -> str:
     decision = "allow"
     if isinstance(permission, dict):
         for pattern, value in permission.items():
-            if isinstance(value, str) and fnmatch.fnmatchcase(OPENCODE_COMMIT, str(pattern)):
+            if not fnmatch.fnmatchcase(OPENCODE_COMMIT, str(pattern)):
+                continue
+            if isinstance(value, str):
                 decision = value
+            elif isinstance(value, dict):  # per-input rules: any allow can let it through
+                decision = "allow" if "allow" in value.values() else "ask"
     return decision
 
 
-def _gate(target: Target, where: str, data: Any, entry: Any) -> list[Finding]:
+def _gate(target: Target, where: str, data: Any, entry: Any, home: Path) -> list[Finding]:
     if target.name == "opencode" and opencode_commit_decision(data.get("permission")) == "allow":
         return [Finding("host.opencode_commit_allowed", "error",
                         f"{where}: OpenCode runs {OPENCODE_COMMIT} without asking",
                         f'add "permission": {{"{OPENCODE_COMMIT}": "ask"}} as the last '
                         "permission rule (`engram link opencode` writes it)")]
-    if target.name == "gemini" and isinstance(entry, dict) and entry.get("trust") is True:
-        return [Finding("host.gemini_server_trust", "warn",
-                        f"{where}: `trust: true` lets Gemini run engram_commit without asking",
-                        "remove `trust` from mcpServers.engram")]
-    return []
+    if target.name != "gemini" or gemini_gate.has_engram_policy(home):
+        return []  # Engram's user policy outranks trust and tools.allowed (gemini_gate.py)
+    out = []
+    if isinstance(entry, dict) and entry.get("trust") is True:
+        out.append(Finding("host.gemini_server_trust", "warn",
+                           f"{where}: `trust: true` lets Gemini run engram_commit without asking",
+                           "remove `trust` from mcpServers.engram, or run "
+                           "`engram link --global gemini` (its policy asks for commit)"))
+    allowed = gemini_gate.settings_allow(data)
+    if allowed:
+        out.append(Finding("host.gemini_commit_allowed", "error",
+                           f"{where}: tools.allowed holds {', '.join(allowed)}, which lets "
+                           "engram_commit run unasked",
+                           "remove it, or run `engram link --global gemini` (its policy asks "
+                           "for commit above tools.allowed)"))
+    return out
+
+
+def _gemini_policies(roots: Roots) -> list[Finding]:
+    home = roots.env.home
+    above = gemini_gate.OURS_PRIORITY if gemini_gate.has_engram_policy(home) else None
+    return [Finding("host.gemini_commit_allowed", "error",
+                    f"{path}: a policy rule allows engram_commit"
+                    + (" above Engram's ask rule" if above is not None else ""),
+                    "remove the rule (or its engram_commit match)")
+            for path in gemini_gate.allowing_policies(home, above)]
 
 
 def _next_step(target: Target, roots: Roots, where: str) -> list[Finding]:
@@ -175,7 +200,7 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
         return []
     where = f"{target.name} ({path})"
     out = launch_findings(ctx, where, entry, relink(target.name, is_global))
-    out += _gate(target, where, data, entry)
+    out += _gate(target, where, data, entry, ctx.roots.env.home)
     if not is_global:
         out += _next_step(target, ctx.roots, where)
     return out
@@ -212,14 +237,23 @@ def claude_settings(roots: Roots) -> list[Path]:
             roots.env.home / ".claude/settings.json"]
 
 
+def _covers_commit(rule: Any) -> bool:
+    """A Claude allow rule that matches engram_commit: the server, or a wildcard over it."""
+    if not isinstance(rule, str):
+        return False
+    return rule in COMMIT_PERMISSIONS or (
+        rule.startswith("mcp__engram__") and fnmatch.fnmatchcase(COMMIT_PERMISSIONS[0], rule))
+
+
 def _claude_gates(roots: Roots) -> list[Finding]:
     out: list[Finding] = []
     for path in claude_settings(roots):
         data, _ = _load(path)
         perms = data.get("permissions") if isinstance(data, dict) else None
         allow = perms.get("allow") if isinstance(perms, dict) else None
-        if isinstance(allow, list) and any(a in COMMIT_PERMISSIONS for a in allow):
-            found = ", ".join(str(a) for a in allow if a in COMMIT_PERMISSIONS)
+        covering = [str(a) for a in allow if _covers_commit(a)] if isinstance(allow, list) else []
+        if covering:
+            found = ", ".join(covering)
             out.append(Finding("host.commit_allowlisted", "error",
                                f"{path}: permissions.allow holds {found}, which lets "
                                "engram_commit run unasked",
@@ -286,4 +320,4 @@ def check_hosts(roots: Roots) -> list[Finding]:
                     out += _codex_host(ctx, path)
                 else:
                     out += _json_host(ctx, path, target, is_global)
-    return out + _claude_user(ctx) + _claude_gates(roots)
+    return out + _claude_user(ctx) + _claude_gates(roots) + _gemini_policies(roots)
