@@ -7,8 +7,10 @@
   ask rule holds even beside a broader allow.
 - OpenCode: `permission.engram_engram_commit = "ask"` and `"allow"` for the read-only tools,
   appended last because OpenCode's last matching rule wins.
-- Gemini CLI: a user policy file `~/.gemini/policies/engram.toml` (project policy files are
-  switched off in Gemini CLI 0.61, so a project link prints how to get it).
+- Gemini CLI: a project link adds the read-only tools to `tools.allowed` in
+  `.gemini/settings.json` (commit keeps Gemini's default: ask); a user link writes the policy
+  `~/.gemini/policies/engram.toml`, whose ask rule also outranks `trust: true` and `--yolo`
+  (project policy files are switched off in Gemini CLI 0.61).
 
 Every rule link adds is recorded (`added` in `hosts.json`) and unlink takes out exactly those;
 a rule that was already there is the user's and stays.
@@ -68,25 +70,37 @@ def _note_created(bench: Bench, path: Path, made: list[list[str]]) -> None:
             keys.append(k)
 
 
-def put_claude(bench: Bench, path: Path, allow: bool) -> None:
-    """Add the ask (and allow) rules to `permissions` of a Claude settings file."""
+def _put_items(bench: Bench, path: Path, rules: list[tuple[list[str], str]]) -> None:
+    """Put each (list path, value) into its JSON list, recording only what was added."""
     text = bench.read(path)
     text = EMPTY_JSON if text is None or not text.strip() else text
-    for name, rule in reversed(claude_rules(allow)):
-        keys = ["permissions", name]
+    for keys, rule in reversed(rules):
         arr = jsonc.find(jsonc.parse(text, str(path)), keys)
         if arr is None:
             text, made = jsonc.set_path(text, keys, [rule])
             _note_created(bench, path, [*made, keys])
         elif arr.kind != "array":
-            raise HostConfigError(f"{path}: permissions.{name} is not a list", code="host.shape",
-                                  hint="fix the file by hand so it holds a list of rules")
+            raise HostConfigError(f"{path}: {'.'.join(keys)} is not a list", code="host.shape",
+                                  hint="fix the file by hand so it holds a list")
         elif rule in arr.value:
             continue  # already there: the user's rule, not ours to record
         else:
             text = jsonc.insert_first(text, arr, None, rule)
         _remember(bench, path, [keys, rule])
     bench.write(path, text)
+
+
+def put_claude(bench: Bench, path: Path, allow: bool) -> None:
+    """Add the ask (and allow) rules to `permissions` of a Claude settings file."""
+    _put_items(bench, path, [(["permissions", name], rule) for name, rule in claude_rules(allow)])
+
+
+def put_gemini_allowed(bench: Bench, path: Path, allow: bool) -> None:
+    """Project Gemini settings: `tools.allowed` for the read-only tools (so headless `gemini -p`
+    keeps them). Commit gets no rule: Gemini's default for MCP tools is to ask (headless: the
+    tool is withheld)."""
+    if allow:
+        _put_items(bench, path, [(["tools", "allowed"], f"mcp_{SERVER}_{t}") for t in READ_ONLY])
 
 
 def put_opencode(bench: Bench, path: Path, allow: bool) -> str | None:

@@ -160,7 +160,7 @@ def _gate_path(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> Path 
     base = _base(roots, opts.is_global)
     if scope.gate == "claude":
         return _hooks_path(roots, scope, opts)
-    if scope.gate == "opencode" and scope.mcp is not None:
+    if scope.gate in ("opencode", "gemini-settings") and scope.mcp is not None:
         return _pick(bench, base, scope.mcp.files)
     if scope.gate == "gemini-policy":
         return base / gates.GEMINI_POLICY
@@ -178,7 +178,9 @@ def _stage_gate(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> list
         note = gates.put_opencode(bench, path, allow)
     elif scope.gate == "gemini-policy" and path is not None:
         note = gates.put_gemini_policy(bench, path, allow, opts.force)
-    elif scope.gate_hint and bench.read(roots.env.home / gates.GEMINI_POLICY) is None:
+    elif scope.gate == "gemini-settings" and path is not None:
+        gates.put_gemini_allowed(bench, path, allow)
+    if scope.gate_hint and bench.read(roots.env.home / gates.GEMINI_POLICY) is None:
         note = scope.gate_hint
     return [note] if note else []
 
@@ -314,7 +316,7 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
         mcpconf.take_out_codex(bench, base / mcp.files[0])
     else:
         picked = _pick(bench, base, mcp.files)
-        if scope.gate == "opencode":
+        if scope.gate in ("opencode", "gemini-settings"):
             gates.take_out(bench, picked)
         note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
         notes += [note] if note else []

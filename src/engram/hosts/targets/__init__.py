@@ -14,8 +14,8 @@ from typing import Literal
 
 McpStyle = Literal["json", "opencode", "codex", "cursor-plugin", "print"]
 # Where link sets the host's permission gate (hosts/gates.py): Claude's settings file (the hooks
-# file), OpenCode's config (the MCP file), Gemini's user policy file.
-Gate = Literal["claude", "opencode", "gemini-policy"]
+# file), OpenCode's config and Gemini's project settings (the MCP file), Gemini's user policy.
+Gate = Literal["claude", "opencode", "gemini-settings", "gemini-policy"]
 NAMES = ("claude", "codex", "gemini", "antigravity", "cursor", "opencode", "windsurf")
 
 

@@ -7,10 +7,11 @@ TARGET = Target(
     name="gemini",
     workspace=Scope(
         instructions="GEMINI.md", mcp=Mcp("json", (".gemini/settings.json",)),
+        gate="gemini-settings",
         # Gemini CLI 0.61 ships project policies (.gemini/policies) switched off.
-        gate_hint="Gemini CLI ignores project policy files: run `engram link --global gemini` "
-                  f"(writes ~/{GEMINI_POLICY}) so engram_commit asks and the read-only tools "
-                  "run, also in headless `gemini -p`",
+        gate_hint="`trust: true` or `--yolo` would still let engram_commit run unasked: "
+                  f"`engram link --global gemini` writes ~/{GEMINI_POLICY}, whose ask rule "
+                  "outranks both",
     ),
     global_=Scope(instructions=".gemini/GEMINI.md", mcp=Mcp("json", (".gemini/settings.json",)),
                   gate="gemini-policy"),
