@@ -207,3 +207,17 @@ def test_a_user_policy_that_outranks_engrams_ask_rule_is_reported(
     assert main(["link", "--global", "gemini"]) == 0
     (home / ".gemini/policies/mine.toml").write_text(f"[[rule]]\n{rule}\n")
     assert ("host.gemini_commit_allowed" in _codes(kit.doctor(capsys)[1])) is reported
+
+
+def test_gemini_project_link_allows_only_read_only_tools_and_unlink_keeps_the_users(
+    project: Path, bin_dir: Path, kit: Any
+) -> None:
+    (project / ".gemini").mkdir()
+    mine = '{"tools": {"allowed": ["run_shell_command(git status)"]}}\n'
+    (project / ".gemini/settings.json").write_text(mine)
+    assert main(["link", "gemini"]) == 0
+    allowed = kit.json(project / ".gemini/settings.json")["tools"]["allowed"]
+    assert "run_shell_command(git status)" in allowed
+    assert "mcp_engram_engram_load" in allowed and not any("commit" in a for a in allowed)
+    assert main(["unlink", "gemini"]) == 0
+    assert (project / ".gemini/settings.json").read_text() == mine
