@@ -221,3 +221,16 @@ def test_gemini_project_link_allows_only_read_only_tools_and_unlink_keeps_the_us
     assert "mcp_engram_engram_load" in allowed and not any("commit" in a for a in allowed)
     assert main(["unlink", "gemini"]) == 0
     assert (project / ".gemini/settings.json").read_text() == mine
+
+
+@pytest.mark.parametrize(("permission", "noted"), [("allow", True), ("ask", False)])
+def test_opencode_string_permission_is_kept_and_noted_only_when_it_allows(
+    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], permission: str,
+    noted: bool,
+) -> None:
+    text = json.dumps({"permission": permission}) + "\n"
+    (project / "opencode.json").write_text(text)
+    assert main(["link", "opencode"]) == 0
+    assert ("runs unasked" in capsys.readouterr().out) is noted
+    assert main(["unlink", "opencode"]) == 0
+    assert (project / "opencode.json").read_text() == text

@@ -109,8 +109,10 @@ def put_opencode(bench: Bench, path: Path, allow: bool) -> str | None:
     text = EMPTY_JSON if text is None or not text.strip() else text
     node = jsonc.find(jsonc.parse(text, str(path)), ["permission"])
     if node is not None and node.kind != "object":
-        return (f"{path}: `permission` is {node.value!r} for every tool; add "
-                f'"permission": {{"{OPENCODE_PREFIX}{COMMIT}": "ask"}} by hand so commit asks')
+        if node.value != "allow":
+            return None  # "ask" / "deny" for every tool already gates commit
+        return (f"{path}: `permission` is \"allow\" for every tool, so engram_commit runs "
+                f'unasked; make it an object with "{OPENCODE_PREFIX}{COMMIT}": "ask" last')
     kept = []
     for key, decision in opencode_rules(allow):
         node = jsonc.find(jsonc.parse(text, str(path)), ["permission"])
