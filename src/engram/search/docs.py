@@ -94,7 +94,7 @@ def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         body = re.split(r"^##\s+rule\s+variants", body, flags=re.IGNORECASE | re.MULTILINE)[0]
     cols = (_stemmed(m.id), _stemmed(m.title), _stemmed(" ".join(m.tags)),
             _stemmed(" ".join(m.triggers)), _stemmed(_HEADING.sub(" ", body)),
-            _stemmed(kind_words(m.type)))
+            _stemmed(f"{kind_words(m.type)} {' '.join(m.roles)}"))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
     hidable = (m.lifecycle in ("archived", "superseded") or m.confidence == "low"
@@ -189,11 +189,12 @@ def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -
 
 
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
-            for_search: bool = False, hidden: bool = False,
-            exclude_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int]:
+            for_search: bool = False, hidden: bool = False, exclude_hidden: bool = False,
+            counted: str | None = None) -> tuple[list[tuple[Doc, float]], int]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
     `hidden=True`, hides), with BM25 scores (positive, best first), and how many it shows in
-    all. Every returned row has passed the policy's own check, so callers need not check again.
+    all (matching `counted` instead when given: the task's words without the role context).
+    Every returned row has passed the policy's own check, so callers need not check again.
 
     BM25 runs inside FTS5 on the index alone; with `exclude_hidden` (routing), the rows listed
     in `HIDDEN_ROWS` (`fill_hidden`) are dropped by a key lookup each before they are scored.
@@ -202,8 +203,9 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     if hidden or policy.ignore:
         joined = _matches_joined(conn, scope, match, policy, limit=limit,
                                  for_search=for_search, hidden=hidden)
-        return joined, (len(joined) if hidden or len(joined) < limit else
-                        _count_joined(conn, match, policy, for_search=for_search))
+        if counted is None and (hidden or len(joined) < limit):
+            return joined, len(joined)
+        return joined, _count_joined(conn, counted or match, policy, for_search=for_search)
     cond = f" AND rowid NOT IN {HIDDEN_ROWS}" if exclude_hidden else ""
     rows = conn.execute(f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
                         f"WHERE route_fts MATCH ?{cond} ORDER BY s DESC LIMIT ?",
@@ -212,10 +214,12 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     check = policy.search_hidden_reason if for_search else policy.hidden_reason
     # The policy itself has the last word (it also knows what SQL cannot, like a deleted row).
     shown = [(found[r], float(s)) for r, s in rows if r in found and check(found[r]) is None]
-    total = len(rows) if len(rows) < limit else int(conn.execute(
+    if counted is None and len(rows) < limit:
+        return shown, len(shown)
+    total = int(conn.execute(
         f"SELECT count(*) FROM route_fts WHERE route_fts MATCH ?{cond}",  # noqa: S608
-        (match,)).fetchone()[0])
-    return shown, total - (len(rows) - len(shown))
+        (counted or match,)).fetchone()[0])
+    return shown, total if counted else total - (len(rows) - len(shown))
 
 
 def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,

@@ -20,8 +20,9 @@ from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
 # many things in passing; the id is the title's slug, so it adds little on top of the title.
-# `kind` holds the type's alias words (`workflow` → skills), weighted low so it separates types
-# without outranking real subject matches.
+# `kind` holds the type's alias words (`workflow` → skills) and the memory's roles, weighted low
+# so it separates types and favours the active roles' memories without outranking real subject
+# matches.
 COLUMNS = ("ident", "title", "tags", "triggers", "body", "kind")
 WEIGHTS = (1.0, 3.0, 2.0, 2.0, 1.0, 0.5)
 MIN_PREFIX = 5  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
@@ -43,6 +44,18 @@ def kind_words(memory_type: str) -> str:
                            if t == memory_type and a not in GENERIC_WORDS))
 
 
+@lru_cache(maxsize=16)
+def kind_text(memory_type: str) -> str:
+    """The stems of a type's words, space-padded for `text_hits`."""
+    return f" {' '.join(stems(kind_words(memory_type)))} "
+
+
+def found_by_task(c: Candidate, anchors: Sequence[str]) -> bool:
+    """Whether a candidate matched a task word (in its fields or its type's words), rather
+    than only the role context (`with_context`)."""
+    return bool(c.matched) or any(needle(a) in kind_text(c.type) for a in anchors)
+
+
 def match_expression(anchors: Sequence[str]) -> str:
     """An FTS5 MATCH string: OR of the anchors, quoted, long ones as prefixes."""
     parts = []
@@ -53,6 +66,16 @@ def match_expression(anchors: Sequence[str]) -> str:
         # that merely starts the same way (`sent` vs `sentry`).
         parts.append(f'"{a}" OR "{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
     return " OR ".join(parts)
+
+
+def with_context(expr: str, context: Sequence[str]) -> str:
+    """`expr` OR the context words (the active roles) matched in the `kind` column only.
+
+    The index puts a memory's `role` list in that column, so a context word meets exactly the
+    memories scoped to that role, at the column's low weight: a role's standing rules, which a
+    task rarely names, rise among the memories the task's own words found."""
+    ctx = match_expression(context)
+    return f"({expr}) OR kind : ({ctx})" if expr and ctx else expr
 
 
 class Candidate:

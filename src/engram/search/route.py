@@ -22,11 +22,13 @@ from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
+    found_by_task,
     mark_matched,
     match_expression,
     needle,
     rerank,
     tag_text,
+    with_context,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
@@ -106,13 +108,18 @@ class Router:
 
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
-                   want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
-                                                       list[tuple[str, str]]]:
+                   want_hidden: bool = False,
+                   context: list[str] | None = None) -> tuple[list[tuple[Doc, float]], int,
+                                                              list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
-        in all, and (when asked) hidden matches with the reason."""
+        in all, and (when asked) hidden matches with the reason. `context` words (the active
+        roles) add a low-weight match on the memories scoped to them (rank.with_context)."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
+        plain = expr
+        expr = with_context(expr, [c for c in context or () if c not in terms])
+        counted = plain if expr != plain else None
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
@@ -121,7 +128,8 @@ class Router:
             exclude = (not for_search and not self.policy.ignore
                        and part.hidden_rows(self.policy) > 0)
             rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
-                                       for_search=for_search, exclude_hidden=exclude)
+                                       for_search=for_search, exclude_hidden=exclude,
+                                       counted=counted)
             if scope == "global" and "workspace" in self.parts:
                 ids = [d.id for d, _ in rows]
                 ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
@@ -130,7 +138,7 @@ class Router:
             total += count - (len(rows) - len(kept))
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
-                           for d, _ in docs.matches(part.db, scope, expr, self.policy,
+                           for d, _ in docs.matches(part.db, scope, plain, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
         found.sort(key=lambda ds: -ds[1])
@@ -162,11 +170,14 @@ class Router:
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
         pool = max(RERANK_MIN, limit * RERANK_POOL)
-        found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
-                                                               want_hidden=want_hidden)
+        roles = query_anchors(" ".join(sorted(self.policy.roles)))
+        found, routed.matched, routed.hidden = self.candidates(
+            routed.anchors, pool, want_hidden=want_hidden, context=roles)
         routed.docs = {d.key: d for d, _ in found}
-        # Every reranked candidate may reach the pack, so all of them get their matches.
-        ranked = self.rank(routed.anchors, found, head_size=len(found))
+        # Every reranked candidate may reach the pack, so all of them get their matches; the
+        # role context only reorders: a memory that matched no anchor goes.
+        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found))
+                  if found_by_task(c, routed.anchors)]
         if ranked:
             df, n = self.doc_freq(routed.anchors)
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
