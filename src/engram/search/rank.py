@@ -171,7 +171,8 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
 
 def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
            floor: float = RELATIVE_FLOOR) -> list[Candidate]:
-    """Apply the boosts and return candidates best first (ties: workspace, then id)."""
+    """Apply the boosts and return candidates best first (ties: workspace, then id): those at
+    or above `floor` × the best score, then the ones aspect coverage brings back."""
     support = neighbour_support(cands)
     needles = [needle(a) for a in anchors]
     for c in cands:
@@ -181,8 +182,30 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
     if ordered and floor > 0:
         cut = ordered[0].score * floor
-        ordered = [c for c in ordered if c.score >= cut]
+        kept = [c for c in ordered if c.score >= cut]
+        kept += aspects(ordered[len(kept):], kept, needles)
+        ordered = kept
     return ordered
+
+
+def aspects(cut: Sequence[Candidate], kept: Sequence[Candidate],
+            needles: Sequence[str]) -> list[Candidate]:
+    """Aspect coverage: the cut candidates (best first) whose id, title, tags or triggers name a
+    query word that no kept candidate names there, at most one per such word.
+
+    A task with two independent subjects ("bump kotlin and fix the flaky screenshot test") has
+    one dominant cluster whose neighbour boost pushes the second subject under the floor; the
+    best memory that names the second subject is the answer to an aspect nothing kept covers."""
+    open_words = [n for n in needles if not any(n in c.strong_text for c in kept)]
+    back: list[Candidate] = []
+    for c in cut:
+        if not open_words:
+            break
+        named = [n for n in open_words if n in c.strong_text]
+        if named:
+            back.append(c)
+            open_words = [n for n in open_words if n not in named]
+    return back
 
 
 def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:
