@@ -80,6 +80,12 @@ class Doc(NamedTuple):
         return self.valid_until_s or None
 
 
+def _supersedes(m: Memory) -> list[str]:
+    """The ids this memory replaced: a task may still name the old tool."""
+    old = m.meta.get("supersedes")
+    return [o for o in old if isinstance(o, str)] if isinstance(old, list) else []
+
+
 def _stemmed(text: str) -> str:
     return " ".join(s for s in stems(text) if s not in STOP_WORDS)
 
@@ -93,7 +99,7 @@ def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         # favoured by repetition.
         body = re.split(r"^##\s+rule\s+variants", body, flags=re.IGNORECASE | re.MULTILINE)[0]
     cols = (_stemmed(m.id), _stemmed(m.title), _stemmed(" ".join(m.tags)),
-            _stemmed(" ".join(m.triggers)), _stemmed(_HEADING.sub(" ", body)),
+            _stemmed(" ".join([*m.triggers, *_supersedes(m)])), _stemmed(_HEADING.sub(" ", body)),
             _stemmed(f"{kind_words(m.type)} {' '.join(m.roles)}"))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))

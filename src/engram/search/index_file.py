@@ -20,7 +20,8 @@ SCHEMA = 15  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: s
 # hidden from routing are excluded by row id (`hidable`, docs.fill_hidden); 13: `derived`
 # (values computed from a file's bytes, by hash: the write path's verdict words); 14: no
 # `approved` mirror of memory.hashes.json (the guarded read reads the file itself); 15: Snowball
-# English stems (PyStemmer) instead of the hand-written suffix stripper, roles in `kind`
+# English stems (PyStemmer) instead of the hand-written suffix stripper, roles in `kind`,
+# `supersedes` ids in `triggers`
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,

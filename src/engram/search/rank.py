@@ -20,6 +20,8 @@ from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
 # many things in passing; the id is the title's slug, so it adds little on top of the title.
+# `triggers` also holds the ids the memory `supersedes`: a task naming the old tool ("helmfile
+# apply") is answered by its replacement.
 # `kind` holds the type's alias words (`workflow` → skills) and the memory's roles, weighted low
 # so it separates types and favours the active roles' memories without outranking real subject
 # matches.
