@@ -33,9 +33,12 @@ from engram.search.rank import (
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
+from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
+SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
+SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
@@ -53,6 +56,7 @@ class Routed:
         self.missing: list[tuple[str, str]] = []  # (dependant key, missing id)
         self.narrow_tags: list[str] = []
         self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
+        self.sibling_of: dict[str, str] = {}  # key → id of the best candidate it shares tags with
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -108,15 +112,18 @@ class Router:
 
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
-                   want_hidden: bool = False,
-                   context: list[str] | None = None) -> tuple[list[tuple[Doc, float]], int,
-                                                              list[tuple[str, str]]]:
+                   want_hidden: bool = False, context: list[str] | None = None,
+                   column: str | None = None) -> tuple[list[tuple[Doc, float]], int,
+                                                       list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
         in all, and (when asked) hidden matches with the reason. `context` words (the active
-        roles) add a low-weight match on the memories scoped to them (rank.with_context)."""
+        roles) add a low-weight match on the memories scoped to them (rank.with_context);
+        `column` matches the terms in that FTS column only."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
+        if column:
+            expr = f"{column} : ({expr})"
         plain = expr
         expr = with_context(expr, [c for c in context or () if c not in terms])
         counted = plain if expr != plain else None
@@ -182,11 +189,41 @@ class Router:
             df, n = self.doc_freq(routed.anchors)
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
             ranked, routed.pruned = pruned.kept, pruned.dropped
+        if ranked and len(ranked) < limit:
+            ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
+
+    def _tag_siblings(self, routed: Routed, ranked: list[Candidate],
+                      room: int) -> list[Candidate]:
+        """Memories sharing at least `SIBLING_TAGS` tags with the best candidate, for the pack's
+        free slots (best BM25 over the tags first; after every ranked candidate).
+
+        The second channel for implied sub-tasks: a memory's author tags it with the topics it
+        belongs to, so the memory that names the task ("drop column" → expand-contract) brings
+        the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
+        selection then adds that one's `depends_on`. The task need not name it."""
+        best = ranked[0]
+        if len(best.tags) < SIBLING_TAGS:
+            return []
+        words = list(dict.fromkeys(s for t in sorted(best.tags) for s in stems(t)))
+        found, _, _ = self.candidates(words, SIBLING_POOL, column="tags")
+        have = {c.key for c in ranked}
+        out: list[Candidate] = []
+        for d, score in found:
+            tags = frozenset(map(str.lower, d.tags))
+            if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
+                continue
+            routed.docs.setdefault(d.key, d)
+            routed.sibling_of[d.key] = best.id
+            out.append(Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
+                                 d.strong_text, d.tag_text, d.updated, tags))
+            if len(out) == room:
+                break
+        return out
 
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""
