@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import tempfile
@@ -220,8 +221,13 @@ def render_split(name: str, split: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _shown(path: Path) -> str:
+    """A fixture's path relative to the checkout (`benchmarks/…`, `../shared/…`)."""
+    return f"`{os.path.relpath(path.resolve(), REPO)}/`"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
-    lines = [f"Fixture `{report['name']}`:", ""]
+    lines = [f"### Fixture `{report['name']}` ({_shown(Path(report['path']))})", ""]
     for name, split in report["splits"].items():
         lines += [*render_split(name, split), ""]
     return "\n".join(lines)
@@ -240,7 +246,7 @@ def run_many(fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[s
     reports = [run(f) for f in fixtures]
     lines = [*notes, *([""] if notes else [])]
     for r in reports:
-        lines += render_markdown(r).splitlines()
+        lines += [*render_markdown(r).splitlines(), ""]
     return {"fixtures": reports, "notes": notes}, lines
 
 
