@@ -43,7 +43,10 @@ def test_a_role_memory_that_matches_no_task_word_is_not_routed(ws: Path) -> None
     assert _route(ws, ["mobile"], "what is the airspeed of a swallow") == []
 
 
-def test_matching_counts_only_the_tasks_words(ws: Path) -> None:
-    (ws / "engram.config.json").write_text(json.dumps({"roles": ["mobile"]}), encoding="utf-8")
+@pytest.mark.parametrize("ignore", [[], ["nothing-matches-*"]])
+def test_matching_counts_only_the_tasks_words(ws: Path, ignore: list[str]) -> None:
+    # With ignore patterns the count takes another SQL path (visibility joined per match).
+    (ws / "engram.config.json").write_text(
+        json.dumps({"roles": ["mobile"], "ignore": {"patterns": ignore}}), encoding="utf-8")
     out = load(resolve(), query="add a flag")
     assert out.data["matched"] == 2  # flag-naming and flags-in-mobile, not the release train
