@@ -270,13 +270,28 @@ def memory_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
 
 
+def _vocab(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
+                 "USING fts5vocab(main, route_fts, 'row')")
+
+
+def near_terms(conn: sqlite3.Connection, word: str, prefix: int) -> list[tuple[str, int]]:
+    """Indexed terms that start with `word`'s first `prefix` letters and are at most one letter
+    longer or shorter, with how many memories hold each (a spelling neighbourhood)."""
+    _vocab(conn)
+    head = word[:prefix]
+    return [(str(t), int(d)) for t, d in conn.execute(
+        "SELECT term, doc FROM temp.route_vocab WHERE term >= ? AND term < ? "
+        "AND length(term) BETWEEN ? AND ?",
+        (head, head + "\uffff", len(word) - 1, len(word) + 1))]
+
+
 def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[str, int]:
     """How many indexed memories hold each anchor the way the MATCH query meets it (exact, long
     ones also as a prefix), capped at `n` memories. Hidden rows count too: this measures how
     common a word is in the store (for IDF), not what routing may show. FTS5's vocabulary
     table answers from the index's term list without touching any row."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
-                 "USING fts5vocab(main, route_fts, 'row')")
+    _vocab(conn)
     out: dict[str, int] = {}
     for a in anchors:
         if len(a) >= MIN_PREFIX:

@@ -33,10 +33,12 @@ from engram.search.rank import (
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import stems
+from engram.search.terms import one_edit, stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
+SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
+SPELL_PREFIX = 3
 SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
@@ -176,6 +178,7 @@ class Router:
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
+        routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
         roles = query_anchors(" ".join(sorted(self.policy.roles)))
         found, routed.matched, routed.hidden = self.candidates(
@@ -224,6 +227,23 @@ class Router:
             if len(out) == room:
                 break
         return out
+
+    def _respell(self, anchors: list[str]) -> list[str]:
+        """A long anchor no memory holds becomes the most common stored term one edit away
+        (`databs` → `databas`, `kuberent` → `kubernet`); the rest stay as they are.
+
+        The term must share the anchor's first `SPELL_PREFIX` letters (typos rarely start a
+        word, and the vocabulary is read by range); short words have too many neighbours."""
+        df, _ = self.doc_freq(anchors)
+        out = []
+        for a in anchors:
+            if df.get(a, 0) or len(a) < SPELL_MIN or not a.isalpha():
+                out.append(a)
+                continue
+            near = [(n, t) for part in self.parts.values()
+                    for t, n in docs.near_terms(part.db, a, SPELL_PREFIX) if one_edit(a, t)]
+            out.append(max(near)[1] if near else a)
+        return list(dict.fromkeys(out))
 
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""

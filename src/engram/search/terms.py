@@ -76,3 +76,17 @@ def anchors(query: str) -> list[str]:
 
 def stem_set(text: str) -> frozenset[str]:
     return frozenset(stems(text))
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether `b` is `a` with one letter changed, added or dropped, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long, strict=False)) if x != y),
+             len(short))
+    return short[i:] == long[i + 1:]
