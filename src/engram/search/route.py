@@ -226,6 +226,10 @@ class Router:
                                  d.strong_text, d.tag_text, d.updated, tags))
             if len(out) == room:
                 break
+        # A sibling may be one that evidence pruning judged off topic for the task's words;
+        # sharing the best memory's topics is the other channel, so it is not listed as pruned.
+        chosen = {c.key for c in out}
+        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
         return out
 
     def _respell(self, anchors: list[str]) -> list[str]:
