@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from engram.errors import ConfigValueError, UsageError
+from engram.storage import read_text
 
 CONFIG_FILE = "engram.config.json"
 
@@ -109,7 +110,7 @@ class Settings(NamedTuple):
 def read_json_file(path: Path) -> dict[str, Any]:
     """Read a JSON config file; a missing file is empty, a broken one is an error with a fix."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return {}
     try:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from engram.config import CONFIG_FILE, Env, Settings, load_settings, read_env, read_json_file
+from engram.errors import UsageError
 
 Scope = Literal["workspace", "global"]
 TYPE_DIRS = ("rules", "skills", "knowledge")
@@ -127,6 +128,10 @@ def resolve(env: Env | None = None, workspace: str | Path | None = None) -> Root
         base = Path(chosen).expanduser()
         base = base if base.is_absolute() else env.cwd / base
         base = base.resolve()
+        if base.exists() and not base.is_dir():
+            raise UsageError(f"workspace {chosen} is a file, not a directory",
+                             code="workspace.not_directory",
+                             hint="pass the project directory (the one holding .agents/.engram)")
         # Accept either the project directory or the root itself.
         project = base.parent.parent if base.name == ".engram" and base.parent.name == ".agents" \
             else base

@@ -154,6 +154,20 @@ def _auto_repin() -> None:
     maybe_repin()
 
 
+def _coded(exc: BaseException) -> EngramError:
+    """A storage fault or runaway nesting the command did not code itself: one mapping
+    (`engram.storage`) for every command, so none ends in a traceback."""
+    from engram.storage import coded_error
+
+    return coded_error(exc) or EngramError(str(exc))
+
+
+def _emit_error(exc: EngramError, as_json: bool) -> int:
+    from engram.outcome import failure
+
+    return _emit(failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code), as_json)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # the hot path of scripts and host probes: import nothing else
@@ -176,12 +190,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             _auto_repin()
         return _emit(run(args, ctx), ctx.json)
     except EngramError as exc:
-        from engram.outcome import failure
-
-        outcome = failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code)
-        return _emit(outcome, ctx.json)
+        return _emit_error(exc, ctx.json)
+    except BrokenPipeError:
+        return 0
+    except (OSError, RecursionError) as exc:
+        return _emit_error(_coded(exc), ctx.json)
     except KeyboardInterrupt:
         sys.stderr.write("engram: interrupted; nothing was half-written\n")
         return 130
-    except BrokenPipeError:
-        return 0
+    except Exception as exc:
+        if type(exc).__module__ != "sqlite3":
+            raise
+        return _emit_error(_coded(exc), ctx.json)

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram.errors import EXIT_APPROVAL_NEEDED, UsageError
-from engram.outcome import Outcome
+from engram.errors import EXIT_APPROVAL_NEEDED, EXIT_ERROR, UsageError
+from engram.outcome import Diagnostic, Outcome
 
 if TYPE_CHECKING:
     from engram.cli.main import Context
@@ -124,7 +124,7 @@ def propose_and_write(args: argparse.Namespace, ctx: Context, text: str, *, sing
     prep = api.prepare(roots, text, scope=args.scope, query_level=level, type=type,
                        role=roles, context=context, single=single)
     if args.force:
-        outcome = api.save_now(prep, roots, source=source)
+        outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:
         answer = _answer(args, prep, answer_from_stdin)
         if answer is None:
@@ -143,6 +143,18 @@ def propose_and_write(args: argparse.Namespace, ctx: Context, text: str, *, sing
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
     return outcome
+
+
+def _all_deferred_fails(outcome: Outcome) -> Outcome:
+    """`--force` that wrote nothing because every candidate was deferred is a failure: a script
+    must not read exit 0 as "saved"."""
+    if outcome.data.get("written") or not outcome.data.get("deferred"):
+        return outcome
+    text = (f"{outcome.text}\nerror: nothing was saved: every candidate was deferred; follow "
+            "each Action above, then save again")
+    return outcome.replace(text=text, ok=False, exit_code=EXIT_ERROR, diagnostics=[
+        *outcome.diagnostics, Diagnostic("save.deferred", "error",
+                                         "nothing was saved: every candidate was deferred")])
 
 
 def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, NamedTuple, TypeGuard
 
 from engram.mcp.protocol import INVALID_PARAMS, INVALID_REQUEST, MAX_LINE_BYTES, PARSE_ERROR
 
@@ -88,7 +88,7 @@ def read_lines(stream: IO[bytes], cap: int = MAX_LINE_BYTES) -> Iterator[bytes |
         yield line.rstrip(b"\r\n")
 
 
-def _valid_id(value: Any) -> bool:
+def valid_id(value: Any) -> TypeGuard[RequestId]:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
@@ -120,7 +120,7 @@ def classify(line: bytes | None) -> Message | None:
 
 def _classify_object(obj: dict[str, Any]) -> Message:
     raw_id = obj.get("id")
-    id_: RequestId | None = raw_id if _valid_id(raw_id) else None
+    id_: RequestId | None = raw_id if valid_id(raw_id) else None
     if obj.get("jsonrpc") != "2.0":
         return Fault(error_message(id_, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
     if "method" not in obj:

@@ -33,6 +33,7 @@ from engram.mcp.framing import (
     error_message,
     read_lines,
     result_message,
+    valid_id,
 )
 from engram.mcp.handlers import Handlers
 from engram.mcp.tools import tool_list
@@ -71,6 +72,15 @@ class _Job:
         self.error: BaseException | None = None
 
 
+def coded(exc: BaseException) -> BaseException:
+    """An engine failure as the tool result should name it (`engram.storage.coded_error`: full
+    disk, SQLite "database or disk is full", a directory where a file belongs, runaway
+    nesting); anything else unchanged."""
+    from engram.storage import coded_error
+
+    return coded_error(exc) or exc
+
+
 class EngineThread:
     """One thread runs every engine call, in order (thread-affine SQLite, no write races)."""
 
@@ -91,8 +101,8 @@ class EngineThread:
         while (job := self._jobs.get()) is not None:
             try:
                 job.result = job.fn()
-            except BaseException as exc:  # handed back to the caller's thread
-                job.error = exc
+            except BaseException as exc:  # handed back to the caller's thread, coded if we can
+                job.error = coded(exc)
             job.done.set()
 
     def stop(self, timeout: float) -> None:
@@ -125,11 +135,23 @@ class Server:
             for line in read_lines(stdin):
                 message = classify(line)
                 if message is not None:
-                    self._accept(message)
+                    self._accept_safely(message)
                 if self._closed.is_set():
                     break
         finally:
             self.close()
+
+    def _accept_safely(self, message: Fault | Request | Notification | Response) -> None:
+        """Accept one message; a fault in handling it never ends the loop (the next request must
+        still be answered)."""
+        try:
+            self._accept(message)
+        except Exception:  # a bug on the reader thread: log it, keep serving
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            if isinstance(message, Request):
+                self.send(error_message(message.id, p.INTERNAL_ERROR, "Internal error"))
 
     def _accept(self, message: Fault | Request | Notification | Response) -> None:
         if isinstance(message, Fault):
@@ -180,8 +202,11 @@ class Server:
 
     def _notify(self, note: Notification) -> None:
         if note.method == "notifications/cancelled":
+            target = note.params.get("requestId")
+            if not valid_id(target):  # a list or an object names no request (and is unhashable)
+                return
             with self._lock:
-                flight = self._flights.get(note.params.get("requestId"))  # type: ignore[arg-type]
+                flight = self._flights.get(target)
             if flight is not None:
                 flight.cancelled.set()
 

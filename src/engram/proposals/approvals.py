@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engram.errors import ApprovalError, IntegrityError
+from engram.errors import ApprovalError, IntegrityError, StorageError
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import IGNORED_LINES, Root
 
@@ -169,10 +170,10 @@ class PendingApprovals:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(self.path))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, RecursionError) as exc:
+        except (OSError, StorageError, ValueError, RecursionError) as exc:
             raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
                                  hint="delete pending-approvals.json (it only holds open "
                                  "proposals) and propose again") from exc
@@ -194,11 +195,11 @@ class PendingApprovals:
 def open_count(root: Root, clock: Clock | None = None) -> int:
     """Proposals still waiting for an answer (for `engram status`); never raises, never locks."""
     try:
-        data = json.loads(root.pending_file.read_text(encoding="utf-8"))
+        data = json.loads(read_text(root.pending_file))
         now = (clock or utcnow)()
         return sum(1 for e in data["entries"].values()
                    if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return 0
 
 
@@ -206,7 +207,7 @@ def ensure_ignored(root: Root) -> None:
     """Keep the git-ignore lines present before an ignored file is written (never drop lines)."""
     path = root.gitignore_file
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         text = ""
     present = {ln.strip() for ln in text.splitlines()}

@@ -362,3 +362,21 @@ class MemoryIndex:
     def close(self) -> None:
         for p in self.parts:
             p.close()
+
+
+def parsed_files(root: Root) -> dict[str, str]:
+    """{rel: sha256} of the root's files that the index parsed without error, after a refresh
+    (`engram verify` skips re-parsing exactly those bytes). A cache: an index that cannot be
+    opened or refreshed yields nothing, and verify parses every file itself."""
+    try:
+        part = RootIndex(root)
+    except (OSError, sqlite3.Error):
+        return {}
+    try:
+        part.ensure_fresh()
+        return {str(r): str(s) for r, s in part.db.execute(
+            "SELECT rel, sha FROM files WHERE error IS NULL AND sha != ''")}
+    except (OSError, sqlite3.Error):
+        return {}
+    finally:
+        part.close()

@@ -224,7 +224,7 @@ class Reader:
                 or not self._plain_dirs(root, parts[:-1]):
             return Store(root).read_bytes(rel)
         try:
-            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return Store(root).read_bytes(rel)

@@ -13,15 +13,16 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from engram.errors import StorageError
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import Root
 
 
 def read_usage(root: Root) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(root.usage_file.read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError,
-            RecursionError):
+        data = json.loads(read_text(root.usage_file))
+    except (OSError, StorageError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}

@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from engram.errors import StorageError
+from engram.storage import read_text
+
 IGNORE_FILE = ".engramignore"
 
 
@@ -84,8 +87,8 @@ class Policy(NamedTuple):
 def read_ignore_file(project: Path) -> list[str]:
     """Patterns of `<project>/.engramignore`: one glob per line, `#` comments, blanks skipped."""
     try:
-        text = (project / IGNORE_FILE).read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+        text = read_text(project / IGNORE_FILE)
+    except (OSError, StorageError, UnicodeDecodeError):
         return []
     lines = (ln.strip() for ln in text.splitlines())
     return [ln for ln in lines if ln and not ln.startswith("#")]

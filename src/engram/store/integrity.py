@@ -8,14 +8,22 @@ for every path, the side whose hash matches the merged file, and lists what it c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from engram.errors import EXIT_INTEGRITY, IntegrityError, InvalidMemoryError
+from engram.errors import (
+    EXIT_ERROR,
+    EXIT_INTEGRITY,
+    IntegrityError,
+    InvalidMemoryError,
+    NotFoundError,
+)
 from engram.outcome import Diagnostic, Outcome
+from engram.storage import read_text
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
-from engram.store.repo import Store, sha256_bytes
-from engram.workspace import Roots
+from engram.store.repo import Store, parse_bytes, sha256_bytes
+from engram.workspace import Root, Roots
 
 OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID = (
     "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID")
@@ -36,51 +44,65 @@ class FileCheck:
         return d
 
 
-def check_root(store: Store) -> list[FileCheck]:
+# {rel: sha256} of files known to parse (a cache derived from bytes, e.g. the search index)
+Parsed = Callable[[Root], Mapping[str, str]]
+
+
+def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[FileCheck]:
+    """Every hashed file of a root against its approved hash. A file that does not parse is
+    INVALID whatever its hash; `parsed` ({rel: sha} of files known to parse) spares re-parsing
+    bytes that were parsed before, so a large store verifies in about the time it takes to
+    read and hash it."""
     scope = store.root.scope
     hashes = store.load_hashes()
+    known = parsed or {}
     checks: list[FileCheck] = []
-    for rel in store.hashed_files():
+    on_disk = store.hashed_files()
+    for rel in on_disk:
         try:
             data = store.read_bytes(rel)
-        except (InvalidMemoryError, OSError) as exc:
-            reason = exc.reason if isinstance(exc, InvalidMemoryError) else str(exc)
-            checks.append(FileCheck(scope, rel, INVALID, 1, reason))
+        except InvalidMemoryError as exc:
+            checks.append(FileCheck(scope, rel, INVALID, exc.line, exc.reason))
             continue
-        expected = hashes.get(rel)
-        if expected is None:
-            checks.append(FileCheck(scope, rel, MISSING_HASH))
-        elif expected != sha256_bytes(data):
-            checks.append(FileCheck(scope, rel, MISMATCH))
-        else:
+        sha = sha256_bytes(data)
+        if known.get(rel) != sha:
             try:
-                store.read(rel)
+                parse_bytes(data, rel, store.root)
             except InvalidMemoryError as exc:
                 checks.append(FileCheck(scope, rel, INVALID, exc.line, exc.reason))
                 continue
-            checks.append(FileCheck(scope, rel, OK))
-    on_disk = set(store.hashed_files())
-    checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in on_disk]
+        expected = hashes.get(rel)
+        status = MISSING_HASH if expected is None else OK if expected == sha else MISMATCH
+        checks.append(FileCheck(scope, rel, status))
+    present = set(on_disk)
+    checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in present]
     return checks
 
 
-def verify(roots: Roots) -> Outcome:
+def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = False) -> Outcome:
+    """Check every root; the text lists problems (every file with `every_file`) and a summary,
+    the data lists every file."""
+    if not roots.existing():
+        raise NotFoundError(f"no memory root at {roots.workspace.path}"
+                            + (f" or {roots.global_root.path}" if roots.global_root else ""),
+                            hint="run `engram init` here, or pass --workspace DIR of a project "
+                            "that has one", code="root.missing")
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
     for root in roots.existing():
         try:
             Store(root).clean_stale_temp()
-            checks += check_root(Store(root))
+            checks += check_root(Store(root), parsed(root) if parsed is not None else None)
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
     problems = [c for c in checks if c.status != OK]
     lines = []
-    for c in checks:
+    for c in checks if every_file else problems:
         where = f"{c.file}:{c.line}: {c.reason}" if c.status == INVALID else c.file
         lines.append(f"{c.status:<12} {c.scope}:{where}")
     if problems or diags:
-        lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
-                     "to approve hand edits.")
+        lines.append(f"{len(problems)} problem(s) in {len(checks)} memory files. Review the "
+                     "files, then run `engram rehash` to approve hand edits.")
     else:
         lines.append(f"all {len(checks)} memory files match memory.hashes.json")
     lines += [f"error: {d.message}" for d in diags]
@@ -98,6 +120,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
     wanted = {validate_id(i) for i in ids or []}
     changed: list[str] = []
     review: list[str] = []
+    refused: list[str] = []
     for root in roots.existing():
         store = Store(root)
         with root_lock(root.path):
@@ -107,9 +130,13 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 if wanted and stem not in wanted:
                     continue
-                if store.resolve(rel).is_symlink():
-                    continue  # never approve a symlink; verify keeps reporting it
-                digest = sha256_bytes(store.read_bytes(rel))
+                try:  # never approve a symlink, a special file or a file that does not parse
+                    data = store.read_bytes(rel)
+                    parse_bytes(data, rel, root)
+                except InvalidMemoryError as exc:
+                    refused.append(f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}")
+                    continue
+                digest = sha256_bytes(data)
                 if hashes.get(rel) != digest:
                     hashes[rel] = digest
                     changed.append(f"{root.scope}:{rel}")
@@ -126,8 +153,14 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
     lines += [f"review: {r}" for r in review]
     diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
     lines += [f"warning: no memory with id {m}" for m in missing]
-    return Outcome(text="\n".join(lines), data={"changed": changed, "review": review},
-                   diagnostics=diags)
+    lines += [f"not approved (invalid): {r}" for r in refused]
+    diags += [Diagnostic("memory.invalid", "error", r) for r in refused]
+    if refused:
+        lines.append(f"{len(refused)} file(s) left unapproved: fix them by hand, then run "
+                     "`engram rehash` again")
+    return Outcome(text="\n".join(lines),
+                   data={"changed": changed, "review": review, "refused": refused},
+                   diagnostics=diags, ok=not refused, exit_code=EXIT_ERROR if refused else 0)
 
 
 def _stamp() -> str:
@@ -152,7 +185,7 @@ def _hashes_or_empty(store: Store, ids: list[str] | None) -> dict[str, str]:
 
 def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
     """Union of both sides of a conflicted hashes file; per path the hash matching the file."""
-    text = store.root.hashes_file.read_text(encoding="utf-8")
+    text = read_text(store.root.hashes_file)
     ours, theirs, in_ours, in_theirs = [], [], False, False
     for line in text.splitlines():
         if line.startswith("<<<<<<<"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root
 
@@ -30,7 +31,7 @@ def _ensure_lines(path_text: str | None, lines: tuple[str, ...]) -> str | None:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
         return None
 

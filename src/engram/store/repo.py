@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
 from engram.store.model import Memory
@@ -118,7 +119,7 @@ class Store:
         """A memory file's bytes; symlinks are refused (O_NOFOLLOW), so nothing outside is read."""
         path = self.resolve_rel(rel)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO never blocks
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise InvalidMemoryError(rel, 1, "memory files may not be symlinks; "
@@ -157,7 +158,7 @@ class Store:
 
     def load_hashes(self) -> dict[str, str]:
         try:
-            text = self.root.hashes_file.read_text(encoding="utf-8")
+            text = read_text(self.root.hashes_file)
         except FileNotFoundError:
             return {}
         try:
@@ -186,7 +187,7 @@ class Store:
     def append_changelog(self, lines: Sequence[str]) -> None:
         path = self.root.changelog_file
         try:
-            old = path.read_text(encoding="utf-8")
+            old = read_text(path)
         except FileNotFoundError:
             old = "# Engram changelog\n\n"
         if old and not old.endswith("\n"):
