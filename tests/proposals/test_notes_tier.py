@@ -43,7 +43,7 @@ def test_note_injection_line_is_removed_and_an_empty_note_refused(roots: Roots,
 
 
 def test_valid_until_is_today_plus_the_configured_ttl(roots: Roots, clock: FakeClock) -> None:
-    from engram.proposals.settings import _write
+    from engram.settings import _write
 
     assert _note(roots, "Sync test flakes on CI.", clock)["valid_until"] == "2026-08-08"
     _write(roots, {"load.working_ttl_days": 2})

@@ -53,13 +53,12 @@ def run_promote(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.proposals import notes
 
     note = notes.find(ctx.roots, args.id)
-    # Same text and context as api.propose_promotion, answered in the terminal instead.
+    what = notes.promotion(note)  # as api.propose_promotion, answered in the terminal instead
 
     def forget(outcome: Outcome) -> None:
         notes.remove_note(ctx.roots, note.id)
         outcome.text += f"\nremoved working note {note.id}"
         outcome.data["removed_note"] = note.id
 
-    objective = str(note.meta.get("objective") or "") or None
-    return propose_and_write(args, ctx, note.content, single=True, type=note.type,
-                             context=objective, answer_from_stdin=True, after_write=forget)
+    return propose_and_write(args, ctx, what.text, single=True, type=what.type,
+                             context=what.context, answer_from_stdin=True, after_write=forget)

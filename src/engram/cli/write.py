@@ -120,9 +120,8 @@ def propose_and_write(args: argparse.Namespace, ctx: Context, text: str, *, sing
     from engram.proposals import api
 
     roots = ctx.roots
-    roles = [r for raw in args.role for r in raw.split(",") if r.strip()]
     prep = api.prepare(roots, text, scope=args.scope, query_level=level, type=type,
-                       role=roles, context=context, single=single)
+                       role=args.role, context=context, single=single)
     if args.force:
         outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:

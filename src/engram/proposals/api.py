@@ -5,7 +5,7 @@
     decline(roots, token)          -> None          dialog decline: later commits fail clearly
     save_now(roots, candidates, …) -> Outcome       `--force` / a human's answer in the CLI
     propose_note(roots, text, …)   -> Proposal      working-tier note (notes.py)
-    set_role / set_rule_variant    -> Outcome       settings.py
+    set_role / set_rule_variant    -> Outcome       engram/settings.py (re-exported)
 
 Nothing here prints or knows exit codes. A proposal never writes a memory; only `commit` and
 `save_now` do, and both go through `commit.apply`.
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from engram.config import normalise_roles
 from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
@@ -29,7 +30,7 @@ from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
 from engram.proposals.commit import Result, apply, render_results
 from engram.proposals.plan import Planned, plan, render_preview, target_scopes
-from engram.proposals.settings import set_role, set_rule_variant
+from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
 from engram.store.model import ScopeName
 from engram.workspace import Roots
@@ -106,8 +107,7 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
         raise UsageError(f"query_level {query_level!r} is not a positive number of sessions",
                          code="usage.query_level", hint="pass a positive integer such as 50")
     parsed = parse_candidates(candidates, default_type=type, single=single)
-    roles = [r.strip().lower() for r in (role.split(",") if isinstance(role, str) else role or ())
-             if r.strip()]
+    roles = normalise_roles([role] if isinstance(role, str) else role or ())
     if roles or context:
         parsed = [dataclasses.replace(
             c, role=c.role or tuple(roles),
@@ -147,8 +147,8 @@ def propose_promotion(roots: Roots, note_id: str, *, scope: str | None = None,
                       clock: Clock | None = None) -> Proposal:
     """`engram promote` in the token flow: the note's text as a normal proposal."""
     note = notes.find(roots, note_id)
-    objective = str(note.meta.get("objective") or "") or None
-    return propose(roots, note.content, scope=scope, type=note.type, context=objective,
+    what = notes.promotion(note)
+    return propose(roots, what.text, scope=scope, type=what.type, context=what.context,
                    single=True, clock=clock, promote=note.id)
 
 

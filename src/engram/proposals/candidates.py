@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.errors import UsageError
+from engram.config import normalise_roles
+from engram.errors import ConfigValueError, UsageError
 from engram.store.ids import validate_id
 from engram.store.model import TYPE_ALIASES, MemoryType
 
@@ -176,10 +177,18 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
         number=number, type=mtype, text=text, context=_text(f.get("context")),
         depends_on=tuple(validate_id(x) for x in _list(f.get("depends_on"))),
         level=level, update=update, supersedes=supersedes,
-        role=tuple(x.lower() for x in _list(f.get("role"))),
+        role=_roles(f.get("role"), number),
         triggers=_list(f.get("triggers")), tags=tuple(x.lower() for x in _list(f.get("tags"))),
         confidence=confidence, variants=variants,
     )
+
+
+def _roles(value: Any, number: int) -> tuple[str, ...]:
+    try:
+        return tuple(normalise_roles(_list(value)))
+    except ConfigValueError as exc:
+        raise UsageError(f"candidate {number}: ROLE {exc.message}", code="candidate.value",
+                         hint=exc.hint) from exc
 
 
 def _type(value: Any, text: str, number: int) -> MemoryType:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
@@ -140,3 +140,16 @@ def remove_note(roots: Roots, note_id: str) -> None:
     root = roots.root(note.scope)
     if root is not None:
         Store(root).write_files([Change(note.rel_path, None)], f"promoted note {note_id}")
+
+
+class Promotion(NamedTuple):
+    """What promoting a note proposes: its text, type and objective as the context. Both flows
+    (`engram promote` and the token flow, `api.propose_promotion`) take it from here."""
+
+    text: str
+    type: str
+    context: str | None
+
+
+def promotion(note: Memory) -> Promotion:
+    return Promotion(note.content, note.type, str(note.meta.get("objective") or "") or None)
