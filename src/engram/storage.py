@@ -91,7 +91,12 @@ def open_regular(path: Path | str, *, follow: bool = True) -> int:
     """An fd on `path` opened without blocking (a FIFO never waits for a writer), checked to be
     a regular file. Raises OSError as `os.open` does, StorageError for any other file type."""
     flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
-    fd = os.open(path, flags)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:  # a socket cannot be opened at all (ENXIO): name what it is
+        if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):
+            raise not_regular(path, Path(path).stat(follow_symlinks=follow).st_mode) from exc
+        raise
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_harness import RawServer
+from mcp_harness import InProcessServer
 
 from engram import __version__
 from engram.mcp.protocol import INSTRUCTIONS
@@ -32,7 +32,7 @@ def _fill(value: Any) -> Any:
 
 def test_golden_exchange_replies_line_for_line(tmp_path: Path) -> None:
     pairs = [json.loads(line) for line in GOLDEN.read_text().splitlines() if line.strip()]
-    server = RawServer([], tmp_path)
+    server = InProcessServer([], tmp_path)
     try:
         for pair in pairs:
             server.write(pair["send"].encode() + b"\n")
