@@ -48,7 +48,8 @@ def test_batches_and_non_objects_are_invalid_requests(raw_server: InProcessServe
     assert err["error"]["code"] == -32600
 
 
-def test_wrong_jsonrpc_version_is_an_invalid_request_with_its_id(raw_server: InProcessServer) -> None:
+def test_wrong_jsonrpc_version_is_an_invalid_request_with_its_id(
+        raw_server: InProcessServer) -> None:
     raw_server.send({"jsonrpc": "1.0", "id": "v1", "method": "ping"})
     assert raw_server.reply_to("v1")["error"]["code"] == -32600
 
