@@ -21,7 +21,7 @@ ROOT_REL = Path(".agents") / ".engram"
 
 
 class Root(NamedTuple):
-    """One memory root and the fixed names inside it (§3)."""
+    """One memory root and the fixed names inside it (README.md#how-it-works)."""
 
     path: Path
     scope: Scope

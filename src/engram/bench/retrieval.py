@@ -1,4 +1,4 @@
-"""Routing quality on the shipped fixture set (§13), side by side with a grep baseline.
+"""Routing quality on the shipped fixture set (BENCHMARKS.md), side by side with a grep baseline.
 
 Copies `benchmarks/fixtures/retrieval/{workspace,global}` to a scratch project (so the derived
 index never lands in the repository), then runs every query of `queries.json` through the real

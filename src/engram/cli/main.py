@@ -148,7 +148,7 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
 
 
 def _auto_repin() -> None:
-    """Re-pin linked hosts after a package update (SPEC §11.1); one stamp read when current."""
+    """Re-pin linked hosts after a package update (docs/hosts.md); one stamp read when current."""
     from engram.hosts.autopin import maybe_repin
 
     maybe_repin()

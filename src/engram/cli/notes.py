@@ -1,4 +1,4 @@
-"""`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
+"""`engram notes [list|prune]` and `engram promote <note-id> [--force]` (docs/saving.md).
 
 Listing shows every working note with its expiry (expired ones marked; load never shows them);
 prune deletes the expired ones. Promote proposes the note's text as a durable memory through

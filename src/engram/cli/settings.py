@@ -1,4 +1,5 @@
-"""`engram set-role`, `set-rule-variant`, `set-save-target`, `set-load-limit`, `set-read` (§9).
+"""`engram set-role`, `set-rule-variant`, `set-save-target`, `set-load-limit`, `set-read`
+(docs/saving.md).
 
 Each parses one value and calls `engram.settings`, which writes the workspace config
 and adds the agent action line when what `load` returns may have changed.

@@ -1,4 +1,4 @@
-"""`engram save`, `engram save-session` (`ss`) and `engram archive` (§7.7).
+"""`engram save`, `engram save-session` (`ss`) and `engram archive` (docs/saving.md).
 
 Both save commands show the proposal preview and take the human's answer: `A` (all), `A 1,3`,
 `B <note>` (all, plus a human note), `C` (cancel). The answer comes from the terminal when there

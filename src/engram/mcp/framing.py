@@ -1,6 +1,6 @@
 """Line framing of JSON-RPC over stdio: bytes in, classified messages out; one line per message out.
 
-Owns the rules of §10.1 that concern single lines: a line that is not UTF-8 or not JSON is a
+Owns the transport rules (docs/mcp.md) for single lines: a line that is not UTF-8 or not JSON is a
 parse error (`-32700`, `id: null`), a batch or a non-object is an invalid request (`-32600`), a
 line longer than the cap is drained and answered with `-32700` instead of exhausting memory.
 It does not route methods (server.py) and knows nothing about eras.

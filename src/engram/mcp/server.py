@@ -1,6 +1,6 @@
 """The stdio loop: read lines, route each request to its era on its own thread, write replies.
 
-Owns concurrency and the transport rules of §10.1 that span messages: notifications get no
+Owns concurrency and the transport rules (docs/mcp.md) that span messages: notifications get no
 reply, `notifications/cancelled` suppresses the reply of a request in flight (and ends its
 pending dialog), client responses are handed to the dialog waiting for them, and stdin EOF ends
 the server promptly even while a dialog is pending. Each request runs on its own daemon thread

@@ -1,4 +1,5 @@
-"""Pending approvals (§7.5): hashed single-use tokens in the git-ignored `pending-approvals.json`.
+"""Pending approvals (docs/saving.md): hashed single-use tokens in the git-ignored
+`pending-approvals.json`.
 
 A token is `secrets.token_urlsafe(24)` (192 bits) and is returned to the caller once; the file
 keeps only its SHA-256, with the canonical candidates, pinned verdicts, target scopes, expiry

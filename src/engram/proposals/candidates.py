@@ -1,4 +1,5 @@
-"""Candidate parsing (§7.1): pipe form, plain text with type inference, dict input from MCP.
+"""Candidate parsing (docs/saving.md): pipe form, plain text with type inference, dict input from
+MCP.
 
 A proposal holds 1..8 candidates numbered from 1. Pipe form is one candidate per line:
 `TYPE: rule | TEXT: … | CONTEXT: … | DEPENDS_ON: a, b | LEVEL: advanced | UPDATE: id |
@@ -243,7 +244,7 @@ def _list(value: Any) -> tuple[str, ...]:
 
 
 def infer_type(text: str) -> MemoryType:
-    """Procedural → skill, imperative/always/never → rule, else knowledge (§7.1)."""
+    """Procedural → skill, imperative/always/never → rule, else knowledge (docs/saving.md)."""
     first = text.split(None, 1)[0].lower().strip(",.:;!") if text.split() else ""
     steps = len(_PROCEDURE.findall(text))
     if steps >= 2 or (steps == 1 and first not in {"always", "never", "must"}

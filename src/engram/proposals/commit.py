@@ -1,4 +1,5 @@
-"""Writing approved candidates (§7.6): the one path shared by `engram_commit` and `--force`.
+"""Writing approved candidates (docs/saving.md): the one path shared by `engram_commit` and
+`--force`.
 
 Per target root, under its lock: verdicts are recomputed against the files as they are now
 (`plan.plan_root`), compared with the verdicts pinned at proposal time, and only then files

@@ -1,4 +1,4 @@
-"""Working-tier notes (§7.9): short task notes under `working/`, with a time to live.
+"""Working-tier notes (docs/saving.md): short task notes under `working/`, with a time to live.
 
 A note's text is redacted (secrets and personal data replaced by placeholders) and stripped of
 instruction-like lines before its preview; a note with nothing left is refused. It gets an id no

@@ -2,9 +2,9 @@
 
 `target_scopes` turns a scope choice into the roots to write (`both` = workspace and global);
 `plan` computes, per candidate and root, the verdict against that root's memories and the id a
-new memory would get; `render_preview` is the §7.3 text a human must see before approving. The
-same function `plan_root` is re-run at commit time under the root lock, so a preview and a commit
-agree by construction. Nothing here writes.
+new memory would get; `render_preview` is the preview text (docs/saving.md) a human must see
+before approving. The same function `plan_root` is re-run at commit time under the root lock, so
+a preview and a commit agree by construction. Nothing here writes.
 """
 
 from __future__ import annotations

@@ -276,7 +276,3 @@ class Reader:
                 if rel.rsplit("/", 1)[-1] == f"{memory_id}.md":
                     out.append((root.scope, rel))
         return out
-
-
-def skipped_lines(skips: Sequence[Skip]) -> list[str]:
-    return [s.line for s in skips]

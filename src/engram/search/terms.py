@@ -116,6 +116,3 @@ def anchors(query: str) -> list[str]:
             seen.setdefault(stem(tok), None)
     return list(seen)
 
-
-def stem_set(text: str) -> frozenset[str]:
-    return frozenset(stems(text))

@@ -1,4 +1,5 @@
-"""Recall counts (§6.8): `usage.json` in each root, `{"<scope>:<id>": {recalls, last_recalled}}`.
+"""Recall counts (docs/reading.md): `usage.json` in each root, `{"<scope>:<id>": {recalls,
+last_recalled}}`.
 
 A load by id and a resource read each count one recall. The file is git-ignored and rewritten
 atomically under the root's write lock, so concurrent CLI and MCP processes never lose a count.

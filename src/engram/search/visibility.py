@@ -1,9 +1,10 @@
-"""Which memories routing may show (§6.1.1), and why a hidden one is hidden.
+"""Which memories routing may show (docs/reading.md), and why a hidden one is hidden.
 
 Routing hides memories that are ignored (config `ignore.patterns` plus `.engramignore` at the
 project root), archived, superseded, of low confidence, scoped to roles the user has not set, or
-working notes past their `valid_until`. Search hides only ignored and archived ones (§6.4), and
-`load --id` hides nothing. This module decides; it neither reads memory files nor ranks.
+working notes past their `valid_until`. Search hides only ignored and archived ones
+(docs/reading.md), and `load --id` hides nothing. This module decides; it neither reads memory files
+nor ranks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Memory files: Markdown with YAML frontmatter, schema v3, and the legacy v1/v2 bodies (SPEC §4).
+"""Memory files: Markdown with YAML frontmatter, schema v3, and the legacy v1/v2 bodies
+(README.md#how-it-works).
 
 `parse_memory` turns file text into a `Memory` or raises `InvalidMemoryError` with the file, the
 line and the reason; `render_memory` builds canonical v3 text (sorted keys, fixed section order);
@@ -134,7 +135,7 @@ def render_memory(meta: dict[str, Any], title: str, content: str,
 
 
 def upgrade_text(memory: Memory) -> str:
-    """v1/v2 → v3: canonical frontmatter, body byte-identical (SPEC §4)."""
+    """v1/v2 → v3: canonical frontmatter, body byte-identical (README.md#how-it-works)."""
     meta = dict(memory.meta)
     meta.update(schema_version=SCHEMA_VERSION, id=memory.id, type=memory.type)
     return render_file(meta, memory.body)

@@ -1,4 +1,4 @@
-"""Ids, slugs and titles (SPEC §4). Pure functions, no I/O.
+"""Ids, slugs and titles (README.md#how-it-works). Pure functions, no I/O.
 
 An id names a file inside a root, so every id that comes from outside (CLI argument, MCP argument,
 candidate field) passes `validate_id`: it must be a plain ASCII slug-like name, which rules out

@@ -1,8 +1,9 @@
 """Integrity: compare memory files with `memory.hashes.json`, and re-approve hand edits.
 
 `verify` never changes anything. `rehash` is the human's explicit act of approving what is on disk
-now (SPEC §8); `rehash --merged` resolves a git merge conflict inside the hashes file by taking,
-for every path, the side whose hash matches the merged file, and lists what it cannot decide.
+now (docs/safety.md); `rehash --merged` resolves a git merge conflict inside the hashes file by
+taking, for every path, the side whose hash matches the merged file, and lists what it cannot
+decide.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Create a root's layout (SPEC §3) idempotently, never rewriting a file a user may have edited.
+"""Create a root's layout (README.md#how-it-works) idempotently, never rewriting a file a user may
+have edited.
 
 Missing directories and files are created; `.gitignore` and `.gitattributes` only get the lines
 they lack appended. A second run changes nothing and says so.
