@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mcp_harness import InProcessServer
+
+from tests.mcp_server.mcp_harness import InProcessServer
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fake_core import FakeCore  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: `tests.…`
 
 from engram.mcp.core import EngineCore  # noqa: E402
 from engram.mcp.main import main  # noqa: E402
 from engram.mcp.server import Options  # noqa: E402
+from tests.mcp_server.fake_core import FakeCore  # noqa: E402
 
 
 def run(argv: list[str]) -> int:

@@ -99,7 +99,7 @@ class LineClient:
 
     def written(self) -> list[dict[str, Any]]:
         path = self.fake_dir / "written.json"
-        return json.loads(path.read_text())["memories"] if path.exists() else []  # type: ignore[no-any-return]
+        return json.loads(path.read_text())["memories"] if path.exists() else []
 
 
 class FakeTime:
@@ -206,7 +206,7 @@ class InProcessServer(LineClient):
         self.fake_dir = fake_dir or Path("/nonexistent")
         workspace = parse(rest).workspace
         core: Core = (EngineCore(workspace) if real or fake_dir is None
-                      else FakeCore(fake_dir))  # type: ignore[assignment]
+                      else FakeCore(fake_dir))
         self.lines = []
         self.inbox = queue.Queue()
         self.stderr = b""

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_harness import InProcessServer, LineClient, modern_meta
 
-FORM_CAPS = {"elicitation": {"form": {}}}
+from tests.mcp_server.mcp_harness import InProcessServer, LineClient, modern_meta
+
+FORM_CAPS: dict[str, Any] = {"elicitation": {"form": {}}}
 SESSION = "TYPE: rule | TEXT: Always pin tool versions.\nTYPE: knowledge | TEXT: We deploy on " \
           "Fridays never.\nTYPE: rule | TEXT: duplicate of alpha"
 

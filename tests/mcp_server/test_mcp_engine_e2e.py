@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcp_harness import InProcessServer, modern_meta
-
 from engram.cli.main import main as cli
+from tests.mcp_server.mcp_harness import InProcessServer, modern_meta
 
 
 def test_status_and_verify_run_on_the_real_engine_in_both_eras(project: Path) -> None:

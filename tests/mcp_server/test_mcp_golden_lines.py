@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_harness import InProcessServer
-
 from engram import __version__
 from engram.mcp.protocol import INSTRUCTIONS
+from tests.mcp_server.mcp_harness import InProcessServer
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "mcp" / "golden_lines.jsonl"
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_harness import InProcessServer, LineClient, RawServer, modern_meta
 
 from engram.mcp.tools import TOOL_NAMES
+from tests.mcp_server.mcp_harness import InProcessServer, LineClient, RawServer, modern_meta
 
 ODD_IDS: list[Any] = [[1], [], {"a": 1}, {}, None, 1.5, True, [[["x"]]], {"id": [1, 2]}]
 REQUESTS = sorted({"initialize", "ping", "tools/list", "tools/call", "resources/list",

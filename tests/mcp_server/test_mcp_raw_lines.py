@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_harness import MODERN, InProcessServer, LineClient, RawServer, modern_meta
+
+from tests.mcp_server.mcp_harness import MODERN, InProcessServer, LineClient, RawServer, modern_meta
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 

@@ -18,10 +18,12 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_harness import FAKE_SERVER, MODERN, server_env
 from mcp_types.methods import validate_server_result
+
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, server_env
 
 CALLS: dict[str, dict[str, Any]] = {
     "engram_load": {"query": "release checklist", "budget_tokens": 800},
@@ -69,7 +71,9 @@ def run_session(mode: str, fake_dir: Path, body: Callable[[Harness], Awaitable[N
     async def main() -> None:
         harness: Harness
 
-        async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> Any:
+        async def on_elicit(context: ClientRequestContext,
+                            params: types.ElicitRequestParams
+                            ) -> types.ElicitResult | types.ErrorData:
             harness.asked.append(params.model_dump(by_alias=True, exclude_none=True))
             assert harness.behaviour is not None
             return await harness.behaviour(params)
@@ -101,7 +105,7 @@ async def _lists_and_reads(h: Harness) -> None:
     h.check("resources/templates/list", await h.client.list_resource_templates())
     for uri in ("engram://index", "engram://memory/alpha"):
         read = h.check("resources/read", await h.client.read_resource(uri))
-        assert read.contents[0].text  # type: ignore[union-attr]
+        assert read.contents[0].text
     with pytest.raises(MCPError) as missing:
         await h.client.read_resource("engram://memory/missing")
     assert missing.value.error.code == (-32602 if h.version == MODERN else -32002)

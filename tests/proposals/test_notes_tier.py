@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -115,7 +116,8 @@ def test_promote_through_the_token_flow_removes_the_note_after_the_write(
     assert "Fix sync test" in m.body  # the objective became the context
 
 
-def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project, clock: FakeClock) -> None:
+def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project: Path,
+                                                             clock: FakeClock) -> None:
     from engram.workspace import resolve
 
     r = resolve()
