@@ -5,6 +5,7 @@ stdin EOF, start-up imports)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -103,16 +104,24 @@ class LineClient:
 
 
 class FakeTime:
-    """A clock tests move by hand (request-state lifetimes), instead of sleeping."""
+    """The server's clock in tests: real monotonic time plus an offset a test moves forward
+    (`advance`) to expire a dialog or a request state at once, instead of sleeping. Backed by
+    a file when given one, so a test can move the clock of a server in another process."""
 
-    def __init__(self, start: float = 1_900_000_000.0) -> None:
-        self.now = start
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self.offset = 0.0
 
     def __call__(self) -> float:
-        return self.now
+        if self.path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.offset = float(self.path.read_text() or 0)
+        return time.monotonic() + self.offset
 
     def advance(self, seconds: float) -> None:
-        self.now += seconds
+        self.offset += seconds
+        if self.path is not None:
+            self.path.write_text(repr(self.offset))
 
 
 class Stdin(io.BytesIO):
@@ -170,8 +179,10 @@ class Stdout(io.BytesIO):
         pass
 
 
-def server_options(args: list[str]) -> tuple[list[str], Options, bool]:
-    """Split test-only options off `args`: (engram-mcp args, server options, real core?)."""
+def server_options(args: list[str], clock: FakeTime | None = None
+                   ) -> tuple[list[str], Options, bool]:
+    """Split test-only options off `args` (`--dialog-timeout S`, `--state-ttl S`,
+    `--real-core`, `--clock-file PATH`): (engram-mcp args, server options, real core?)."""
     from engram.mcp.main import parse
 
     rest: list[str] = []
@@ -184,11 +195,14 @@ def server_options(args: list[str]) -> tuple[list[str], Options, bool]:
             ttl = float(next(it))
         elif arg == "--real-core":
             real = True
+        elif arg == "--clock-file":
+            clock = FakeTime(Path(next(it)))
         else:
             rest.append(arg)
     flags = parse(rest)
-    return rest, Options(always_load=flags.always_load, elicitation=not flags.no_elicitation,
-                         dialog_timeout=timeout, state_ttl=ttl), real
+    options = Options(always_load=flags.always_load, elicitation=not flags.no_elicitation,
+                      dialog_timeout=timeout, state_ttl=ttl)
+    return rest, options if clock is None else options._replace(clock=clock), real
 
 
 class InProcessServer(LineClient):
@@ -202,7 +216,8 @@ class InProcessServer(LineClient):
         from engram.mcp.server import Server
         from tests.mcp_server.fake_core import FakeCore
 
-        rest, options, real = server_options(args)
+        self.time = FakeTime()
+        rest, options, real = server_options(args, self.time)
         self.fake_dir = fake_dir or Path("/nonexistent")
         workspace = parse(rest).workspace
         core: Core = (EngineCore(workspace) if real or fake_dir is None
@@ -213,8 +228,6 @@ class InProcessServer(LineClient):
         self._next = 1000
         self.stdin = Stdin()
         self.server = Server(core, options, Stdout(self._received))
-        self.time = FakeTime()
-        self.server.handlers.box.clock = self.time
         self._thread = threading.Thread(target=self.server.serve, args=(self.stdin,),
                                         daemon=True, name="engram-mcp-test")
         self._thread.start()

@@ -21,10 +21,10 @@ def configure_notes(p: argparse.ArgumentParser) -> None:
 
 
 def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.clock import today as utc_today
     from engram.proposals import notes
-    from engram.proposals.approvals import utcnow
 
-    today = utcnow().date()
+    today = utc_today()
     if args.action == "prune":
         gone = notes.prune(ctx.roots, today)
         text = "\n".join(f"removed {n.id} (expired {n.valid_until})" for n in gone) \

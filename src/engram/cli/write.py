@@ -93,10 +93,10 @@ def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 
 def run_archive(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.approvals import utcnow
+    from engram.clock import today
     from engram.proposals.archive import archive
 
-    return archive(ctx.roots, args.id, args.reason, scope=args.scope, today=utcnow().date())
+    return archive(ctx.roots, args.id, args.reason, scope=args.scope, today=today())
 
 
 def query_level(raw: str | None) -> int | None:

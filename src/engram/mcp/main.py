@@ -77,9 +77,8 @@ def main(argv: Sequence[str] | None = None, *, core: Core | None = None,
     if flags.ignored:
         sys.stderr.write(f"engram-mcp: ignoring unknown option(s): {' '.join(flags.ignored)}\n")
     base = options or Options()
-    options = Options(always_load=flags.always_load or base.always_load,
-                      elicitation=base.elicitation and not flags.no_elicitation,
-                      dialog_timeout=base.dialog_timeout, state_ttl=base.state_ttl)
+    options = base._replace(always_load=flags.always_load or base.always_load,
+                            elicitation=base.elicitation and not flags.no_elicitation)
     out = guard_stdout()
     server = Server(core or EngineCore(flags.workspace), options, out)
     with contextlib.suppress(KeyboardInterrupt):

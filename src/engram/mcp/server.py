@@ -14,6 +14,7 @@ import itertools
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
@@ -47,6 +48,8 @@ class Options(NamedTuple):
     elicitation: bool = True
     dialog_timeout: float = p.DIALOG_TIMEOUT_S
     state_ttl: float = p.REQUEST_STATE_TTL_S
+    # Seconds, for dialog timeouts and request-state lifetimes; tests move a fake one.
+    clock: Callable[[], float] = time.monotonic
 
 
 class Flight:
@@ -117,7 +120,8 @@ class Server:
         self.session = legacy.Session()
         self.tools = tool_list(always_load=options.always_load)
         self._engine = EngineThread()
-        self.handlers = Handlers(core, self._engine.run, StateBox(ttl=options.state_ttl))
+        self.handlers = Handlers(core, self._engine.run,
+                                 StateBox(ttl=options.state_ttl, clock=options.clock))
         self._out = out
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -231,13 +235,13 @@ class Server:
             self._waiters[out_id] = waiter
         self.send({"jsonrpc": "2.0", "id": out_id, "method": "elicitation/create",
                    "params": request})
-        waited = 0.0
+        clock = self.options.clock
+        deadline = clock() + self.options.dialog_timeout
         try:
             while not waiter.done.wait(POLL_S):
-                waited += POLL_S
                 if self._closed.is_set() or flight.cancelled.is_set():
                     return "gone", None
-                if waited >= self.options.dialog_timeout:
+                if clock() >= deadline:
                     self.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                "params": {"requestId": out_id,
                                           "reason": "approval dialog timed out"}})

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from engram.clock import Clock
+from engram.clock import today as utc_today
 from engram.config import normalise_roles
 from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
-from engram.proposals.approvals import Clock, PendingApprovals, utcnow
+from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
@@ -263,4 +265,4 @@ def narrow(scopes: Sequence[str], scope: str | None) -> list[ScopeName]:
 
 
 def _today(clock: Clock | None) -> date:
-    return (clock or utcnow)().date()
+    return utc_today(clock)

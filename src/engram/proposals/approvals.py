@@ -16,27 +16,23 @@ what a candidate means; commit.py and api.py do.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engram.clock import Clock, utcnow
 from engram.errors import ApprovalError, IntegrityError, StorageError
 from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import IGNORED_LINES, Root
 
-Clock = Callable[[], datetime]
 TTL = timedelta(minutes=30)
 CLAIM_TTL = timedelta(minutes=2)  # a claim older than this belongs to a crashed commit
 TOKEN_BYTES = 24
 FILE_VERSION = 1
 _PROPOSE_AGAIN = "propose the candidates again to get a new approval token"
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def digest(token: str) -> str:

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from engram import clock
 from engram.errors import StorageError
 from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
@@ -35,7 +36,7 @@ def record(root: Root, keys: Iterable[str], now: dt.datetime | None = None) -> N
     keys = list(keys)
     if not keys or not root.exists():
         return
-    stamp = (now or dt.datetime.now(dt.UTC)).replace(microsecond=0).isoformat()
+    stamp = (now or clock.utcnow()).replace(microsecond=0).isoformat()
     # Read-modify-write inside the lock: two processes counting at once both land.
     with root_lock(root.path):
         data = read_usage(root)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from engram import clock
 from engram.errors import StorageError
 from engram.storage import read_text
 
@@ -101,5 +102,5 @@ def make_policy(patterns: Iterable[str], project: Path | None, roles: Sequence[s
     return Policy(
         ignore=(*patterns, *extra),
         roles=frozenset(r.lower() for r in roles),
-        today=(today or dt.date.today()).isoformat(),
+        today=(today or clock.today()).isoformat(),
     )

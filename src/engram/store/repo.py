@@ -12,10 +12,10 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from engram import clock
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.storage import open_regular, read_fd, read_text
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
@@ -52,7 +52,7 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.stamp()
 
 
 class Store:
