@@ -24,13 +24,13 @@ def memory_text(mem_id: str, mtype: str = "rule", content: str = "- Do the thing
 def write_memory(root: Path, mem_id: str, mtype: str = "rule", content: str = "- Do the thing.",
                  **meta: Any) -> str:
     """Write a memory through the store's write path (so hashes agree); returns its rel path."""
-    from engram.store.model import TYPE_DIR, ScopeName
+    from engram.store.model import TYPE_DIR
     from engram.store.repo import Change, Store
-    from engram.workspace import Root
+    from engram.workspace import Root, Scope
 
 
     rel = f"{TYPE_DIR[mtype]}/{mem_id}.md"
-    scope: ScopeName = "global" if meta.get("scope") == "global" else "workspace"
+    scope: Scope = "global" if meta.get("scope") == "global" else "workspace"
     Store(Root(root, scope)).write_files([Change(rel, memory_text(mem_id, mtype, content, **meta))],
                                          "test")
     return rel

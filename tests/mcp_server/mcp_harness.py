@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engram.mcp.server import Options
+from engram.mcp.server import ServerOptions
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent.parent / "src"
@@ -180,7 +180,7 @@ class Stdout(io.BytesIO):
 
 
 def server_options(args: list[str], clock: FakeTime | None = None
-                   ) -> tuple[list[str], Options, bool]:
+                   ) -> tuple[list[str], ServerOptions, bool]:
     """Split test-only options off `args` (`--dialog-timeout S`, `--state-ttl S`,
     `--real-core`, `--clock-file PATH`): (engram-mcp args, server options, real core?)."""
     from engram.mcp.main import parse
@@ -200,7 +200,7 @@ def server_options(args: list[str], clock: FakeTime | None = None
         else:
             rest.append(arg)
     flags = parse(rest)
-    options = Options(always_load=flags.always_load, elicitation=not flags.no_elicitation,
+    options = ServerOptions(always_load=flags.always_load, elicitation=not flags.no_elicitation,
                       dialog_timeout=timeout, state_ttl=ttl)
     return rest, options if clock is None else options._replace(clock=clock), real
 

@@ -125,12 +125,12 @@ def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.Argumen
     import argparse
     import importlib
 
-    name, module_name, stem, help_text, is_read = row
+    name, module_name, stem, help_text, gets_json = row
     module = importlib.import_module(module_name)
     p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text,
                                 formatter_class=_formatter(argparse.HelpFormatter))
     p.add_argument("--workspace", metavar="DIR", help="project directory (default: auto-detect)")
-    if is_read:
+    if gets_json:
         p.add_argument("--json", action="store_true", help="print the JSON envelope")
     getattr(module, f"configure_{stem}")(p)
     return p, getattr(module, f"run_{stem}")

@@ -43,7 +43,7 @@ POLL_S = 0.05
 EXIT_GRACE_S = 2.0
 
 
-class Options(NamedTuple):
+class ServerOptions(NamedTuple):
     always_load: bool = False
     elicitation: bool = True
     dialog_timeout: float = p.DIALOG_TIMEOUT_S
@@ -115,7 +115,7 @@ class EngineThread:
 
 
 class Server:
-    def __init__(self, core: Core, options: Options, out: IO[bytes]) -> None:
+    def __init__(self, core: Core, options: ServerOptions, out: IO[bytes]) -> None:
         self.options = options
         self.session = legacy.Session()
         self.tools = tool_list(always_load=options.always_load)

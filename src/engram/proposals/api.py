@@ -30,12 +30,11 @@ from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
-from engram.proposals.commit import Result, apply, render_results
-from engram.proposals.plan import Planned, plan, render_preview, target_scopes
+from engram.proposals.commit import CandidateResult, apply, render_results
+from engram.proposals.plan import PlannedCandidate, plan, render_preview, target_scopes
 from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
-from engram.store.model import ScopeName
-from engram.workspace import Roots
+from engram.workspace import Roots, Scope
 
 __all__ = ["Item", "Prepared", "Proposal", "commit", "decline", "prepare", "propose",
            "propose_note", "propose_promotion", "save_now", "set_role", "set_rule_variant"]
@@ -61,8 +60,8 @@ class Prepared:
     """A checked, planned proposal before any token exists (the CLI asks its human here)."""
 
     candidates: list[Candidate]
-    scopes: list[ScopeName]
-    planned: list[Planned]
+    scopes: list[Scope]
+    planned: list[PlannedCandidate]
     preview: str
     query_level: int | None = None
 
@@ -212,9 +211,9 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                     data={"id": prep.id, "valid_until": prep.valid_until})
 
 
-def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName],
+def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope],
            approve: Approve, pins: Mapping[tuple[int, str], Mapping[str, Any]] | None,
-           human_note: str | None, source: str, clock: Clock | None) -> list[Result]:
+           human_note: str | None, source: str, clock: Clock | None) -> list[CandidateResult]:
     chosen = [c for c in candidates if c.number in approved(approve, len(candidates))]
     if human_note and human_note.strip():
         extra = f"Human note: {human_note.strip()}"
@@ -225,7 +224,7 @@ def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope
                  source=source)
 
 
-def results_outcome(results: Sequence[Result]) -> Outcome:
+def results_outcome(results: Sequence[CandidateResult]) -> Outcome:
     data = {
         "written": [r.as_dict() for r in results if r.status == "written"],
         "deferred": [r.as_dict() for r in results if r.status == "deferred"],
@@ -254,7 +253,7 @@ def approved(approve: Approve, count: int) -> set[int]:
     return numbers
 
 
-def narrow(scopes: Sequence[str], scope: str | None) -> list[ScopeName]:
+def narrow(scopes: Sequence[str], scope: str | None) -> list[Scope]:
     """A commit may narrow `both` to one root, never widen the proposal's scopes."""
     if scope is None or scope == "both" and len(scopes) == 2:
         return [s for s in ("workspace", "global") if s in scopes]

@@ -42,7 +42,7 @@ def digest(token: str) -> str:
 
 
 @dataclass
-class Pending:
+class PendingEntry:
     """One pending proposal as stored (minus the token itself)."""
 
     kind: str  # "save" | "note"
@@ -88,7 +88,7 @@ class PendingApprovals:
         import secrets
 
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        entry = Pending(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
+        entry = PendingEntry(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
         entry.integrity = entry.seal()
@@ -96,7 +96,7 @@ class PendingApprovals:
             entries[digest(token)] = entry.as_json()
         return token
 
-    def claim(self, token: str) -> Pending:
+    def claim(self, token: str) -> PendingEntry:
         """Validate a token and mark it claimed; every failure is an error naming the fix."""
         key = digest(_check_token(token))
         with self._update() as entries:
@@ -131,7 +131,7 @@ class PendingApprovals:
             if raw is not None and raw.get("state") in {"pending", "claimed"}:
                 raw["state"] = "declined"
 
-    def _check(self, entry: Pending) -> None:
+    def _check(self, entry: PendingEntry) -> None:
         now = self.clock()
         if entry.state == "used":
             raise ApprovalError("approval token was already used", code="approval.used",
@@ -221,11 +221,11 @@ def _check_token(token: str) -> str:
     return token.strip()
 
 
-def _load(raw: dict[str, Any]) -> Pending:
+def _load(raw: dict[str, Any]) -> PendingEntry:
     if raw.get("state") == "used":
-        return Pending("", "", [], [], [], str(raw.get("expires", "")), state="used")
+        return PendingEntry("", "", [], [], [], str(raw.get("expires", "")), state="used")
     try:
-        return Pending(
+        return PendingEntry(
             kind=str(raw["kind"]), workspace=str(raw["workspace"]), scopes=list(raw["scopes"]),
             candidates=list(raw["candidates"]), pins=list(raw["pins"]),
             expires=str(raw["expires"]), extra=dict(raw.get("extra") or {}),

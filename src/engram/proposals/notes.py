@@ -23,9 +23,9 @@ from engram.proposals.plan import root_of, target_scopes, view
 from engram.store.fileio import root_lock
 from engram.store.format import render_memory
 from engram.store.ids import slugify, title_from_text, unique_id, validate_id
-from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory, ScopeName
+from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory
 from engram.store.repo import NOTE_DIR, Change, Store
-from engram.workspace import Roots
+from engram.workspace import Roots, Scope
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class NotePrep:
     id: str
     title: str
     type: str
-    scope: ScopeName
+    scope: Scope
     valid_until: str
     payload: dict[str, Any]
     preview: str
@@ -56,7 +56,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
         raise UsageError("nothing is left of the note after removing instruction-like lines",
                          code="note.refused", hint="write the note as plain task facts")
     scopes = target_scopes(roots, scope)
-    where: ScopeName = "global" if scopes == ["global"] else "workspace"
+    where: Scope = "global" if scopes == ["global"] else "workspace"
     ttl = roots.settings().int("load.working_ttl_days")
     valid_until = (today + timedelta(days=ttl)).isoformat()
     store = Store(root_of(roots, where))
@@ -77,7 +77,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
 
 def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcome:
     """Write an approved note; a new id is chosen if its id was taken since the preview."""
-    scope: ScopeName = "global" if payload.get("scope") == "global" else "workspace"
+    scope: Scope = "global" if payload.get("scope") == "global" else "workspace"
     store = Store(root_of(roots, scope))
     with root_lock(store.path):
         ensure_ignored(store.root)  # working/ must never reach git, even without `engram init`

@@ -28,19 +28,19 @@ from engram.proposals.verdicts import (
 )
 from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
-from engram.store.model import TYPE_DIR, ScopeName
+from engram.store.model import TYPE_DIR
 from engram.store.repo import Store
-from engram.workspace import Root, Roots
+from engram.workspace import Root, Roots, Scope
 
 SCOPES = ("workspace", "global", "both")
 
 
 @dataclass(frozen=True)
-class Planned:
+class PlannedCandidate:
     """One candidate in one target root: its verdict and the id/file it would write."""
 
     candidate: Candidate
-    scope: ScopeName
+    scope: Scope
     verdict: Verdict
     id: str
     rel: str
@@ -50,12 +50,12 @@ class Planned:
         return self.candidate.number
 
 
-def target_scopes(roots: Roots, scope: str | None) -> list[ScopeName]:
+def target_scopes(roots: Roots, scope: str | None) -> list[Scope]:
     choice = (scope or str(roots.settings().get("scope") or "workspace")).lower()
     if choice not in SCOPES:
         raise UsageError(f"unknown scope {scope!r}", hint="use workspace, global or both",
                          code="usage.scope")
-    wanted: list[ScopeName] = ["workspace", "global"] if choice == "both" else [choice]  # type: ignore[list-item]
+    wanted: list[Scope] = ["workspace", "global"] if choice == "both" else [choice]  # type: ignore[list-item]
     for name in wanted:
         root = roots.root(name)
         if root is None or not root.exists():
@@ -67,7 +67,7 @@ def target_scopes(roots: Roots, scope: str | None) -> list[ScopeName]:
     return wanted
 
 
-def root_of(roots: Roots, scope: ScopeName) -> Root:
+def root_of(roots: Roots, scope: Scope) -> Root:
     root = roots.root(scope)
     if root is None:
         raise NotFoundError(f"no {scope} memory root", code="not_found.root",
@@ -114,32 +114,33 @@ def view(store: Store, relevant: frozenset[str] | None = None, *,
     return RootView(peers, taken)
 
 
-def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
+def plan_root(store: Store, scope: Scope,
+              candidates: Sequence[Candidate]) -> list[PlannedCandidate]:
     """Verdicts and ids of `candidates` against the current files of one root."""
     memories, taken = view(store, relevant_words(candidates))
     by_id = {m.id: m for m in memories}
-    out: list[Planned] = []
+    out: list[PlannedCandidate] = []
     for c in candidates:
         verdict = decide(c, memories)
         if verdict.kind in {"UPDATE", "NOOP"} and verdict.target in by_id:
             target = by_id[verdict.target]
-            out.append(Planned(c, scope, verdict, target.id, target.rel_path))
+            out.append(PlannedCandidate(c, scope, verdict, target.id, target.rel_path))
             continue
         mid = unique_id(slugify(title_from_text(c.text)) or "memory", taken)
         taken.add(mid)
-        out.append(Planned(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md"))
+        out.append(PlannedCandidate(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md"))
     return out
 
 
-def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName]
-         ) -> list[Planned]:
-    planned: list[Planned] = []
+def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope]
+         ) -> list[PlannedCandidate]:
+    planned: list[PlannedCandidate] = []
     for scope in scopes:
         planned += plan_root(Store(root_of(roots, scope)), scope, candidates)
     return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
 
 
-def render_preview(planned: Sequence[Planned], *, query_level: int | None = None) -> str:
+def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | None = None) -> str:
     numbers = sorted({p.number for p in planned})
     multi = len({p.scope for p in planned}) > 1
     lines = [f"Engram proposal: {len(numbers)} candidate{'s' if len(numbers) != 1 else ''} "

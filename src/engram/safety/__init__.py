@@ -6,13 +6,13 @@ own modules. The public API is re-exported here; the modules behind it are:
     rules.py       the rule table (data): kind, category, label, pattern, placeholder
     validators.py  checks a regex cannot make (Luhn, octets, placeholders, code vs literal)
     engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate
-    scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
+    scan.py        scan_text / scan_secrets / scan_injection -> list[ScanFinding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape
-    model.py       Finding, Rule, describe
+    model.py       ScanFinding, Rule, describe
 """
 
-from engram.safety.model import Category, Finding, Rule, describe
+from engram.safety.model import Category, Rule, ScanFinding, describe
 from engram.safety.paths import PathEscape, contained_path, is_contained
 from engram.safety.redact import redact, strip_injection_lines
 from engram.safety.rules import INJECTION_RULES, SECRET_RULES
@@ -22,7 +22,7 @@ __all__ = [
     "INJECTION_RULES",
     "SECRET_RULES",
     "Category",
-    "Finding",
+    "ScanFinding",
     "PathEscape",
     "Rule",
     "contained_path",

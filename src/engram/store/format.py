@@ -14,15 +14,8 @@ from typing import Any
 from engram.errors import InvalidIdError, InvalidMemoryError
 from engram.store import frontmatter
 from engram.store.ids import validate_id
-from engram.store.model import (
-    AUTHORITY,
-    DIR_TYPE,
-    SCHEMA_VERSION,
-    TYPE_ALIASES,
-    VARIANTS,
-    Memory,
-    ScopeName,
-)
+from engram.store.model import AUTHORITY, DIR_TYPE, SCHEMA_VERSION, TYPE_ALIASES, VARIANTS, Memory
+from engram.workspace import Scope
 
 _H2 = re.compile(r"^## +(.+?)\s*$", re.M)
 _H3 = re.compile(r"^### +(.+?)\s*$", re.M)
@@ -66,7 +59,7 @@ def _key_line(fm: str, key: str) -> int:
     return 1
 
 
-def parse_memory(text: str, rel_path: str, scope: ScopeName = "workspace") -> Memory:
+def parse_memory(text: str, rel_path: str, scope: Scope = "workspace") -> Memory:
     fm, body, body_line = split_file(text, rel_path)
     try:
         meta = frontmatter.parse(fm)
