@@ -45,3 +45,15 @@ def run_cli(*args: str, capsys: Any) -> tuple[int, str, str]:
 def run_json(*args: str, capsys: Any) -> tuple[int, dict[str, Any]]:
     code, out, _ = run_cli(*args, "--json", capsys=capsys)
     return code, json.loads(out)
+
+
+def unshare_works() -> bool:
+    """True when this machine lets a test make a private mount namespace (`unshare -rm`), to
+    mount a real read-only root or a tiny tmpfs."""
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    done = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
+    return done.returncode == 0

@@ -19,19 +19,13 @@ from engram.errors import EngramError, StorageError
 
 _UNTOUCHED = "nothing was half-written"
 
+_FULL = ("storage.full", f"the disk is full; free space and retry ({_UNTOUCHED})")
+_READONLY = ("storage.readonly", "the directory is read-only; fix its permissions or choose "
+             "another --workspace")
 # errno -> (code, hint)
 _BY_ERRNO: dict[int, tuple[str, str]] = {
-    errno.ENOSPC: ("storage.full", f"the disk is full; free space and retry ({_UNTOUCHED})"),
-    errno.EDQUOT: ("storage.full", f"the disk quota is used up; free space and retry "
-                   f"({_UNTOUCHED})"),
-    errno.EFBIG: ("storage.full", f"the file size limit was reached; free space and retry "
-                  f"({_UNTOUCHED})"),
-    errno.EROFS: ("storage.readonly", "the directory is read-only; fix its permissions or choose "
-                  "another --workspace"),
-    errno.EACCES: ("storage.readonly", "the directory is read-only; fix its permissions or "
-                   "choose another --workspace"),
-    errno.EPERM: ("storage.readonly", "the directory is read-only; fix its permissions or choose "
-                  "another --workspace"),
+    errno.ENOSPC: _FULL, errno.EDQUOT: _FULL, errno.EFBIG: _FULL,
+    errno.EROFS: _READONLY, errno.EACCES: _READONLY, errno.EPERM: _READONLY,
     errno.EISDIR: ("storage.is_directory", "a directory stands where Engram expects a file; move "
                    "it away (Engram recreates the file) and retry"),
     errno.ENOTDIR: ("storage.not_directory", "a file stands where Engram expects a directory "
@@ -39,10 +33,7 @@ _BY_ERRNO: dict[int, tuple[str, str]] = {
     errno.ELOOP: ("storage.symlink", "a symlink stands where Engram expects a file; replace it "
                   "with the file itself"),
 }
-_SQLITE: dict[str, tuple[str, str]] = {
-    "SQLITE_FULL": _BY_ERRNO[errno.ENOSPC],
-    "SQLITE_READONLY": _BY_ERRNO[errno.EROFS],
-}
+_SQLITE: dict[str, tuple[str, str]] = {"SQLITE_FULL": _FULL, "SQLITE_READONLY": _READONLY}
 _INDEX_HINT = ("the search index under .agents/.engram/.cache is only a cache: delete that "
                "directory and retry")
 

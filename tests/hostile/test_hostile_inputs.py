@@ -10,7 +10,6 @@ mount namespace) is a coded `storage.full` error with the `--json` envelope.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from hypothesis import strategies as st
 from engram.store import frontmatter
 from engram.store.ids import is_reserved, slugify, validate_id
 from tests.conftest import engram_cmd, subprocess_env
-from tests.helpers import memory_text, run_cli, run_json, write_memory
+from tests.helpers import memory_text, run_cli, run_json, unshare_works, write_memory
 
 BAD_ESCAPES = ["\\uZZZZab", "\\u12", "\\u", "\\ud800", "\\u_1_2", "\\u+1ab", "\\u 1ab"]
 
@@ -199,14 +198,7 @@ def test_any_nesting_depth_parses_or_raises_the_parser_error(depth: int, shape: 
         assert exc.line >= 1
 
 
-def _unshare_works() -> bool:
-    if shutil.which("unshare") is None:
-        return False
-    done = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not _unshare_works(), reason="no private mount namespace (unshare -rm)")
+@pytest.mark.skipif(not unshare_works(), reason="no private mount namespace (unshare -rm)")
 @pytest.mark.parametrize("left_kb", [40, 100])
 def test_a_really_full_disk_is_a_coded_storage_error_for_save_and_load(
         tmp_path: Path, left_kb: int) -> None:
