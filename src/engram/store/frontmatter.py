@@ -320,9 +320,7 @@ def _render_entry(key: str, v: Value, pad: str) -> list[str]:
         return []
     if isinstance(v, list):
         return [f"{pad}{key}: [{', '.join(render_scalar(x) for x in v)}]"]
-    if isinstance(v, dict):
-        lines = [f"{pad}{key}:"] if v else [f"{pad}{key}: {{}}"]
-        for k in sorted(v):
-            lines.extend(_render_entry(k, v[k], pad + "  "))
-        return lines
+    if isinstance(v, dict):  # a mapping whose values are all None reads back as {}, not None
+        inner = [line for k in sorted(v) for line in _render_entry(k, v[k], pad + "  ")]
+        return [f"{pad}{key}:", *inner] if inner else [f"{pad}{key}: {{}}"]
     return [f"{pad}{key}: {render_scalar(v)}"]
