@@ -56,7 +56,7 @@ def test_bad_unicode_escape_is_one_parser_error_everywhere(
     [invalid] = env["data"]["invalid"]
     assert (invalid["line"], "escape" in invalid["reason"]) == (4, True)
     code, out, _ = run_cli("rehash", capsys=capsys)
-    assert code == 1 and "not approved (invalid): workspace:rules/bad-escape.md:4:" in out
+    assert code == 4 and "not approved (invalid): workspace:rules/bad-escape.md:4:" in out
     assert "rules/bad-escape.md" not in json.loads(
         (root / "memory.hashes.json").read_text())
     code, out, _ = run_cli("load", "smoke suite release", capsys=capsys)

@@ -79,7 +79,7 @@ def test_special_file_named_like_a_memory_never_hangs_a_command(
         done = _run(project, "rehash")
         assert "Traceback" not in done.stderr
         if not where.startswith("working/"):
-            assert done.returncode == 1 and f"not approved (invalid): workspace:{where}" \
+            assert done.returncode == 4 and f"not approved (invalid): workspace:{where}" \
                 in done.stdout
         payload = {"hook_event_name": "UserPromptSubmit", "cwd": str(project),
                    "session_id": f"s-{kind}", "prompt": "tag the release after the smoke suite"}

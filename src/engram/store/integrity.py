@@ -1,19 +1,22 @@
 """Integrity: compare memory files with `memory.hashes.json`, and re-approve hand edits.
 
 `verify` never changes anything. `rehash` is the human's explicit act of approving what is on disk
-now (docs/safety.md); `rehash --merged` resolves a git merge conflict inside the hashes file by
-taking, for every path, the side whose hash matches the merged file, and lists what it cannot
-decide.
+now (docs/safety.md): it shows each file it approves and refuses files that fail the safety scan
+unless the human passes `--accept-unsafe`, and never approves a file that does not parse (a
+symlink, a FIFO, bad frontmatter). `rehash --merged` resolves a git merge conflict inside the
+hashes file by taking, for every path, the side whose hash matches the merged file, and lists
+what it cannot decide.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engram.errors import (
-    EXIT_ERROR,
     EXIT_INTEGRITY,
     IntegrityError,
     InvalidMemoryError,
@@ -117,11 +120,27 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
     )
 
 
-def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> Outcome:
+@dataclass
+class _Rehash:
+    """What one rehash approved, refused and shows."""
+
+    changed: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # unsafe content
+    invalid: list[str] = field(default_factory=list)  # does not parse: never approved
+    shown: list[str] = field(default_factory=list)
+
+
+def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
+           accept_unsafe: bool = False, dry_run: bool = False) -> Outcome:
+    """Approve the files as they are now: the human's explicit act (docs/safety.md).
+
+    Every file about to be approved is shown (its text, secrets redacted, control characters
+    escaped) and scanned; a file with a secret, personal data or an injection line is refused
+    unless `accept_unsafe`. `dry_run` shows and scans without approving anything.
+    """
     wanted = {validate_id(i) for i in ids or []}
-    changed: list[str] = []
+    done = _Rehash()
     review: list[str] = []
-    refused: list[str] = []
     for root in roots.existing():
         store = Store(root)
         with root_lock(root.path):
@@ -135,33 +154,100 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
                     data = store.read_bytes(rel)
                     parse_bytes(data, rel, root)
                 except InvalidMemoryError as exc:
-                    refused.append(f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}")
+                    done.invalid.append(f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}")
                     continue
                 digest = sha256_bytes(data)
                 if hashes.get(rel) != digest:
-                    hashes[rel] = digest
-                    changed.append(f"{root.scope}:{rel}")
+                    name = f"{root.scope}:{rel}"
+                    if _review(done, name, data, new=rel not in hashes,
+                               accept_unsafe=accept_unsafe):
+                        hashes[rel] = digest
+                        done.changed.append(name)
             for rel in [r for r in hashes if r not in on_disk]:
                 if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
                     del hashes[rel]
-                    changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+                    done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+            if dry_run:
+                continue
             store.save_hashes(hashes)
-            if changed:
+            if done.changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
-                                        f"{len(changed)} file(s)"])
+                                        f"{len(done.changed)} file(s)"])
     missing = sorted(wanted - _known_ids(roots))
-    lines = [f"rehashed {c}" for c in changed] or ["nothing to rehash: every hash matches"]
+    verb = "would rehash" if dry_run else "rehashed"
+    lines = list(done.shown)
+    lines += [f"{verb} {c}" for c in done.changed]
+    if not done.changed and not done.refused and not done.invalid:
+        lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
     diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
+    diags += [Diagnostic("integrity.unsafe", "error", f"not approved: {r}") for r in done.refused]
     lines += [f"warning: no memory with id {m}" for m in missing]
-    lines += [f"not approved (invalid): {r}" for r in refused]
-    diags += [Diagnostic("memory.invalid", "error", r) for r in refused]
-    if refused:
-        lines.append(f"{len(refused)} file(s) left unapproved: fix them by hand, then run "
-                     "`engram rehash` again")
-    return Outcome(text="\n".join(lines),
-                   data={"changed": changed, "review": review, "refused": refused},
-                   diagnostics=diags, ok=not refused, exit_code=EXIT_ERROR if refused else 0)
+    lines += [f"not approved (invalid): {r}" for r in done.invalid]
+    diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
+    if done.invalid:
+        lines.append(f"{len(done.invalid)} file(s) left unapproved because they do not parse: "
+                     "fix them by hand, then run `engram rehash` again")
+    if done.refused:
+        lines.append(f"{len(done.refused)} file(s) not approved: they hold a secret, personal "
+                     "data or an injection line. Fix them, or, if you reviewed them and they "
+                     "are meant to hold this, run `engram rehash --accept-unsafe`.")
+    bad = bool(done.refused or done.invalid)
+    return Outcome(text="\n".join(lines), diagnostics=diags,
+                   data={"changed": done.changed, "review": review, "refused": done.refused,
+                         "invalid": done.invalid, "dry_run": dry_run},
+                   ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0)
+
+
+PREVIEW_LINES = 40
+
+
+def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool) -> bool:
+    """Show one file about to be approved and scan it; False when it must not be approved."""
+    from engram.safety import describe, redact
+
+    text = data.decode("utf-8", errors="replace")
+    findings = scan_memory_text(text)
+    state = "new file, never approved" if new else "changed since it was approved"
+    done.shown.append(f"--- {name} ({state})")
+    shown, _ = redact(text, allow_emails=_author_emails(text))
+    body = shown.splitlines()
+    done.shown += [f"  | {printable(ln)}" for ln in body[:PREVIEW_LINES]]
+    if len(body) > PREVIEW_LINES:
+        done.shown.append(f"  | … {len(body) - PREVIEW_LINES} more line(s)")
+    if findings:
+        found = describe(findings).replace("\n", "; ")
+        if not accept_unsafe:
+            done.shown.append(f"  refused: {found}")
+            done.refused.append(f"{name}: {found}")
+            return False
+        done.shown.append(f"  accepted although it holds: {found} (--accept-unsafe)")
+    return True
+
+
+_AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
+
+
+def _author_emails(text: str) -> list[str]:
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    return _AUTHOR_EMAIL.findall(head)
+
+
+def scan_memory_text(text: str) -> list[Any]:
+    """Secrets, personal data and injection lines of a memory file, allowing the file's own
+    author e-mail (docs/safety.md: e-mails are PII everywhere except the author fields)."""
+    from engram.safety import scan_text  # compiling the rules is costly: only when scanning
+
+    return list(scan_text(text, allow_emails=_author_emails(text)))
+
+
+def printable(line: str) -> str:
+    """A line with control and invisible format characters shown as escapes, never obeyed by
+    the terminal (an ANSI sequence could hide the rest of the line)."""
+    import unicodedata
+
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp"}
+                   else f"\\u{{{ord(ch):04x}}}" for ch in line)
 
 
 def _stamp() -> str:
@@ -218,7 +304,6 @@ def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
 
 def _lenient_json(text: str) -> dict[str, str]:
     """Parse one side of a conflict; fix the trailing-comma damage a hunk split leaves."""
-    import re
 
     cleaned = re.sub(r",\s*([}\]])", r"\1", text)
     cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)
