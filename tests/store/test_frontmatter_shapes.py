@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engram.store.frontmatter import FrontmatterError, parse, render, render_scalar
@@ -83,6 +83,8 @@ def _dropped_none(value: Any) -> Any:
 
 
 @given(META)
+@example({"a": ['"']})
+@example({"a": {"b": None}})
 @settings(max_examples=300, deadline=None)
 def test_render_then_parse_round_trips(meta: dict[str, Any]) -> None:
     assert parse(render(meta)) == _dropped_none(meta)

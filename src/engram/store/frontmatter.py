@@ -204,10 +204,15 @@ def _split_flow(s: str, n: int) -> list[str]:
     parts: list[str] = []
     buf: list[str] = []
     quote = ""
+    escaped = False
     for ch in s:
         if quote:
             buf.append(ch)
-            if ch == quote:
+            if escaped:  # `\"` inside a double-quoted item does not close it
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
                 quote = ""
         elif ch in "\"'":
             quote = ch
