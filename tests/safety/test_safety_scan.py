@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engram.safety import (
-    ScanFinding,
+    Finding,
     describe,
     redact,
     scan_injection,
@@ -24,7 +24,7 @@ KEY_BLOCK = (
 def test_a_finding_names_line_kind_category_label_and_a_redacted_excerpt() -> None:
     text = "# Deploy\n\nUse the CI user.\nAWS_ACCESS_KEY_ID=" + AWS + "\n"
     assert scan_text(text) == [
-        ScanFinding(
+        Finding(
             line=4,
             kind="secret.aws_access_key",
             category="secret",

@@ -59,5 +59,5 @@ def test_every_rule_kind_is_documented() -> None:
 
 def test_the_public_api_is_exported() -> None:
     for name in ("scan_text", "scan_secrets", "scan_injection", "redact", "strip_injection_lines",
-                 "describe", "ScanFinding", "is_contained", "contained_path", "PathEscape"):
+                 "describe", "Finding", "is_contained", "contained_path", "PathEscape"):
         assert name in safety.__all__

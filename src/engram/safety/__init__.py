@@ -6,13 +6,17 @@ own modules. The public API is re-exported here; the modules behind it are:
     rules.py       the rule table (data): kind, category, label, pattern, placeholder
     validators.py  checks a regex cannot make (Luhn, octets, placeholders, code vs literal)
     engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate
-    scan.py        scan_text / scan_secrets / scan_injection -> list[ScanFinding]
+    scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape
-    model.py       ScanFinding, Rule, describe
+    names.py       shown_name (file names as printed: escaped, shortened, never an instruction)
+    invisible.py   scan_invisible (tag, bidi, zero-width, control, escape) / printable
+    model.py       Finding, Rule, describe
 """
 
-from engram.safety.model import Category, Rule, ScanFinding, describe
+from engram.safety.invisible import char_name, has_invisible, printable, scan_invisible
+from engram.safety.model import Category, Finding, Rule, describe
+from engram.safety.names import shown_name
 from engram.safety.paths import PathEscape, contained_path, is_contained
 from engram.safety.redact import redact, strip_injection_lines
 from engram.safety.rules import INJECTION_RULES, SECRET_RULES
@@ -22,15 +26,20 @@ __all__ = [
     "INJECTION_RULES",
     "SECRET_RULES",
     "Category",
-    "ScanFinding",
+    "Finding",
     "PathEscape",
     "Rule",
+    "char_name",
     "contained_path",
     "describe",
+    "has_invisible",
     "is_contained",
+    "printable",
     "redact",
     "scan_injection",
+    "scan_invisible",
     "scan_secrets",
     "scan_text",
+    "shown_name",
     "strip_injection_lines",
 ]

@@ -1,4 +1,4 @@
-"""The value types of the safety package: a scan `Rule` (pure data) and a `ScanFinding`.
+"""The value types of the safety package: a scan `Rule` (pure data) and a `Finding`.
 
 Owns the shape of a rule and of a finding and the one-line rendering of findings for error
 messages. It does not own any pattern (see `rules.py`) nor any scanning (see `scan.py`).
@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Category = Literal["secret", "pii", "injection"]
+Category = Literal["secret", "pii", "injection", "control"]
 
 # A validator sees the regex match and the caller's allowed e-mails (lower-cased) and says
 # whether the match really is a finding; it is how checks a regex cannot express (Luhn, octet
@@ -20,7 +20,7 @@ Validator = Callable[["re.Match[str]", frozenset[str]], bool]
 
 
 @dataclass(frozen=True, slots=True)
-class ScanFinding:
+class Finding:
     """One problem on one line. `excerpt` is already redacted: it never echoes a secret."""
 
     line: int
@@ -60,6 +60,6 @@ class Rule:
         return f"[REDACTED:{self.placeholder}]"
 
 
-def describe(findings: Iterable[ScanFinding]) -> str:
+def describe(findings: Iterable[Finding]) -> str:
     """One line per finding, e.g. `line 3: secret (AWS access key)`, for error messages."""
     return "\n".join(f"line {f.line}: {f.category} ({f.label})" for f in findings)

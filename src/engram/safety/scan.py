@@ -1,4 +1,4 @@
-"""Scanning text for secrets, PII and prompt-injection lines: the `ScanFinding` lists.
+"""Scanning text for secrets, PII and prompt-injection lines: the `Finding` lists.
 
 Owns the public scan functions, line numbers and redacted excerpts (a finding never echoes the
 secret it reports). It does not own matching (`engine.py`) nor the patterns (`rules.py`).
@@ -10,7 +10,8 @@ import bisect
 from collections.abc import Iterable
 
 from engram.safety.engine import Hit, apply_hits, injection_lines, line_starts, secret_hits
-from engram.safety.model import Rule, ScanFinding
+from engram.safety.invisible import has_invisible, scan_invisible
+from engram.safety.model import Finding, Rule
 
 _EXCERPT_WIDTH = 80
 
@@ -53,19 +54,19 @@ def _excerpt(line: str, rule: Rule) -> str:
     return ("…" if start else "") + cut + ("…" if start + _EXCERPT_WIDTH < len(clean) else "")
 
 
-def _findings(lines: _Lines, located: Iterable[tuple[int, Rule]]) -> list[ScanFinding]:
+def _findings(lines: _Lines, located: Iterable[tuple[int, Rule]]) -> list[Finding]:
     seen: set[tuple[int, str]] = set()
-    out: list[ScanFinding] = []
+    out: list[Finding] = []
     for number, rule in located:
         if (number, rule.kind) in seen:
             continue  # one finding per kind per line keeps error messages readable
         seen.add((number, rule.kind))
         excerpt = _excerpt(lines.redacted(number), rule)
-        out.append(ScanFinding(number, rule.kind, rule.category, rule.label, excerpt))
+        out.append(Finding(number, rule.kind, rule.category, rule.label, excerpt))
     return out
 
 
-def _scan(text: str, allow: frozenset[str], *, secrets: bool, injection: bool) -> list[ScanFinding]:
+def _scan(text: str, allow: frozenset[str], *, secrets: bool, injection: bool) -> list[Finding]:
     flagged = injection_lines(text) if injection else {}
     if not secrets and not flagged:
         return []
@@ -78,16 +79,19 @@ def _scan(text: str, allow: frozenset[str], *, secrets: bool, injection: bool) -
     return _findings(lines, sorted(found, key=lambda pair: pair[0]))
 
 
-def scan_secrets(text: str, allow_emails: Iterable[str] = ()) -> list[ScanFinding]:
+def scan_secrets(text: str, allow_emails: Iterable[str] = ()) -> list[Finding]:
     """Secret and PII findings, by line. `allow_emails` are addresses that may appear."""
     return _scan(text, allowed_emails(allow_emails), secrets=True, injection=False)
 
 
-def scan_injection(text: str) -> list[ScanFinding]:
+def scan_injection(text: str) -> list[Finding]:
     """Prompt-injection findings: at most one per line, by line."""
     return _scan(text, frozenset(), secrets=False, injection=True)
 
 
-def scan_text(text: str, *, allow_emails: Iterable[str] = ()) -> list[ScanFinding]:
-    """Every finding (secrets, PII, injection), ordered by line."""
-    return _scan(text, allowed_emails(allow_emails), secrets=True, injection=True)
+def scan_text(text: str, *, allow_emails: Iterable[str] = ()) -> list[Finding]:
+    """Every finding (secrets, PII, injection, invisible and control characters), by line."""
+    found = _scan(text, allowed_emails(allow_emails), secrets=True, injection=True)
+    if has_invisible(text):
+        found = sorted([*found, *scan_invisible(text)], key=lambda f: f.line)
+    return found
