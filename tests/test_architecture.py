@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parent.parent / "src" / "engram"
 CORE = ("store", "search", "proposals", "hosts", "safety", "bench", "anchors")
 FORBIDDEN = {
@@ -80,3 +82,83 @@ def test_storage_faults_are_mapped_in_one_place() -> None:
     offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                  if p.name != "storage.py" and "errno.ENOSPC" in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+# What builds a mutable container: a literal, a comprehension or a call of one of these.
+_MUTABLE_CALLS = {"dict", "list", "set", "OrderedDict", "defaultdict", "Counter", "deque",
+                  "WeakValueDictionary", "WeakKeyDictionary", "bytearray"}
+_MUTABLE_NODES = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+
+
+def _builds_mutable(node: ast.expr | None) -> bool:
+    if node is None:
+        return False
+    if isinstance(node, _MUTABLE_NODES):
+        return True
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else \
+            func.attr if isinstance(func, ast.Attribute) else ""
+        return name in _MUTABLE_CALLS
+    return False
+
+
+def _constant(target: ast.expr, value: ast.expr | None) -> bool:
+    """An UPPER_CASE name (or `__all__`) bound to a tuple or frozenset (an immutable table)."""
+    if not (isinstance(target, ast.Name) and (target.id.isupper() or target.id == "__all__")):
+        return False
+    if isinstance(value, ast.Tuple):
+        return True
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in {"frozenset", "tuple"}
+
+
+def module_level_mutables(source: str) -> list[str]:
+    """Module-level assignments that build a dict, list, set (or a call making one), except
+    UPPER_CASE constants that are tuples or frozensets: the read path's state belongs to the read
+    session (search/session.py), never to a module."""
+    out = []
+    for node in ast.parse(source).body:
+        targets: list[ast.expr]
+        value: ast.expr | None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if not _constant(target, value) and _builds_mutable(value):
+                out.append(f"line {node.lineno}: {ast.unparse(target)}")
+    return out
+
+
+def test_search_keeps_no_module_level_mutable_state() -> None:
+    offenders = [f"{path.relative_to(SRC)} {found}" for path in (SRC / "search").rglob("*.py")
+                 for found in module_level_mutables(path.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("source", [
+    "_OPEN: dict[str, int] = {}",
+    "_CACHE = dict()",
+    "_SEEN = set()",
+    "from collections import OrderedDict\n_LRU = OrderedDict()",
+    "import collections\n_LRU = collections.OrderedDict()",
+    "_BY = {k: 1 for k in 'ab'}",
+    "KEYS = ['a', 'b']",
+    "A = B = []",
+])
+def test_the_mutable_state_check_catches_each_form(source: str) -> None:
+    assert module_level_mutables(source) != []
+
+
+@pytest.mark.parametrize("source", [
+    "KEYS = ('a', 'b')",
+    "NAMES = frozenset({'a', 'b'})",
+    "LIMIT = 4096",
+    "def f() -> None:\n    cache = {}\n",
+    "class C:\n    def __init__(self) -> None:\n        self.cache = {}\n",
+])
+def test_the_mutable_state_check_allows_constants_and_local_state(source: str) -> None:
+    assert module_level_mutables(source) == []

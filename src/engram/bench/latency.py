@@ -3,8 +3,9 @@
 For each size a synthetic store (`engram.bench.synth.generate`) is written to a scratch project
 and indexed once (the cold build is reported too). Then, per size:
 
-- in-process `load` p50: `engram.search.api.load(roots, query=…)` called repeatedly in one
-  process, as the MCP server does (each call resolves config, checks index freshness, routes,
+- in-process `load` p50: `engram.search.api.load(roots, query=…, session=…)` called repeatedly
+  in one process over one read session, as the MCP server does (each call is one request of
+  the session: it resolves config, checks index freshness, routes,
   reads and guards the pack's files and renders it), over a fixed set of task phrasings;
 - in-process `search` p50, the same way (and the CPU time of `load`, which other work on a shared
   machine disturbs less than wall time);
@@ -93,7 +94,7 @@ def _p50(samples: list[float]) -> float:
 def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = None
             ) -> SizeResult:
     from engram.bench.synth import generate
-    from engram.search.api import load, search
+    from engram.search.api import ReadSession, load, search
 
     with tempfile.TemporaryDirectory(prefix=f"engram-lat-{n}-", dir=workdir) as tmp:
         base = Path(tmp)
@@ -104,20 +105,22 @@ def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = N
         roots: Roots = resolve(read_env({"HOME": str(base),
                                          "ENGRAM_CONFIG_DIR": str(base / "config")},
                                         cwd=project))
+        session = ReadSession(roots)  # the MCP server holds one for its lifetime
         start = time.perf_counter()
-        load(roots, query=TASKS[0])  # the first call builds the derived index
+        load(roots, query=TASKS[0], session=session)  # the first call builds the derived index
         build_s = time.perf_counter() - start
         loads, cpus, searches, tokens = [], [], [], []
         for i in range(runs):
             task = TASKS[i % len(TASKS)]
             t0, c0 = time.perf_counter(), time.process_time()
-            out = load(roots, query=task)
+            out = load(roots, query=task, session=session)
             loads.append((time.perf_counter() - t0) * 1000)
             cpus.append((time.process_time() - c0) * 1000)
             tokens.append(int(out.data["tokens"]))
             t0 = time.perf_counter()
-            search(roots, task)
+            search(roots, task, session=session)
             searches.append((time.perf_counter() - t0) * 1000)
+        session.close()
         env = _env(base, project)
         argv = engram_argv("load", TASKS[1])
         cold = cold_process_ms(argv, runs=cold_runs, env=env)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engram.outcome import Outcome
+    from engram.search.session import ReadSession
     from engram.workspace import Roots
 
 
@@ -74,6 +75,19 @@ class EngineCore:
     def __init__(self, workspace: str | None) -> None:
         self._workspace = workspace
         self._roots: Roots | None = None
+        self._session: ReadSession | None = None
+
+    @property
+    def session(self) -> ReadSession:
+        """The server's one read session (search/session.py): made on the first read, used only
+        on the engine thread, each read-path call one request of it (freshness checked again,
+        connections and caches kept while what they were derived from is unchanged)."""
+        roots = self.roots
+        if self._session is None:
+            from engram.search.session import ReadSession
+
+            self._session = ReadSession(roots)
+        return self._session
 
     @property
     def roots(self) -> Roots:
@@ -101,14 +115,17 @@ class EngineCore:
             self.roots, query=args.get("query"), ids=args.get("id"),
             budget_tokens=args.get("budget_tokens"),
             disclosure=args.get("disclosure", "tiered"),
-            full=bool(args.get("full", False)), explain=bool(args.get("explain", False)))
+            full=bool(args.get("full", False)), explain=bool(args.get("explain", False)),
+            session=self.session)
 
     def route(self, task: str) -> Outcome:
-        return self._mod("engram.search.api").route(self.roots, task)  # type: ignore[no-any-return]
+        api = self._mod("engram.search.api")
+        return api.route(self.roots, task, session=self.session)  # type: ignore[no-any-return]
 
     def search(self, query: str, limit: int) -> Outcome:
         api = self._mod("engram.search.api")
-        return api.search(self.roots, query, limit=limit)  # type: ignore[no-any-return]
+        return api.search(  # type: ignore[no-any-return]
+            self.roots, query, limit=limit, session=self.session)
 
     def verify(self) -> Outcome:
         return self._mod("engram.store.integrity").verify(self.roots)  # type: ignore[no-any-return]
@@ -149,10 +166,13 @@ class EngineCore:
         return api.set_rule_variant(self.roots, variant)  # type: ignore[no-any-return]
 
     def index_text(self) -> str:
-        return str(self._mod("engram.search.api").index_text(self.roots))
+        api = self._mod("engram.search.api")
+        return str(api.index_text(self.roots, session=self.session))
 
     def memory_text(self, memory_id: str) -> str:
-        return str(self._mod("engram.search.api").memory_text(self.roots, memory_id))
+        api = self._mod("engram.search.api")
+        return str(api.memory_text(self.roots, memory_id, session=self.session))
 
     def top_by_usage(self, n: int) -> list[dict[str, Any]]:
-        return list(self._mod("engram.search.api").top_by_usage(self.roots, n))
+        api = self._mod("engram.search.api")
+        return list(api.top_by_usage(self.roots, n, session=self.session))

@@ -23,11 +23,13 @@ from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, ren
 from engram.search.reader import Reader, default_scanner
 from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
 from engram.search.route import Routed, Router, active_variant, open_router
+from engram.search.session import ReadSession, reading
 from engram.store.ids import split_ids
 from engram.store.model import Memory
 from engram.workspace import Roots
 
-__all__ = ["card_lines", "index_text", "load", "memory_text", "route", "search", "top_by_usage"]
+__all__ = ("ReadSession", "card_lines", "index_text", "load", "memory_text", "route", "search",
+           "top_by_usage")
 BUDGET_MIN, BUDGET_MAX = 200, 16000
 
 
@@ -42,11 +44,22 @@ def _check_args(budget_tokens: int | None, disclosure: str) -> None:
 
 def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | None = None,
          budget_tokens: int | None = None, disclosure: str = "tiered", full: bool = False,
-         explain: bool = False, dry_run: bool = False, include_all: bool = False) -> Outcome:
-    """Route a task to a pack (docs/reading.md), or load memories by id."""
+         explain: bool = False, dry_run: bool = False, include_all: bool = False,
+         session: ReadSession | None = None) -> Outcome:
+    """Route a task to a pack (docs/reading.md), or load memories by id. `session` is a
+    long-lived caller's read session (session.py); without one, this call makes its own."""
     _check_args(budget_tokens, disclosure)
-    router, settings = open_router(roots)
-    reader = Reader(roots, default_scanner(), router.index)
+    with reading(roots, session) as rs:
+        return _load(rs, query=query, ids=ids, budget_tokens=budget_tokens,
+                     disclosure=disclosure, full=full, explain=explain, dry_run=dry_run,
+                     include_all=include_all)
+
+
+def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] | None,
+          budget_tokens: int | None, disclosure: str, full: bool, explain: bool,
+          dry_run: bool, include_all: bool) -> Outcome:
+    router, settings = open_router(session)
+    reader = Reader(session, default_scanner())
     if ids:
         wanted = split_ids(ids) if isinstance(ids, str) else split_ids(",".join(ids))
         return load_ids(router, reader, wanted, active_variant(settings), full=full,
@@ -117,10 +130,11 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     return Outcome(text=pack.text, data=data, diagnostics=diags)
 
 
-def route(roots: Roots, task: str) -> Outcome:
+def route(roots: Roots, task: str, *, session: ReadSession | None = None) -> Outcome:
     """Classify a task and list the memories it routes to, in load order (docs/reading.md)."""
-    router, settings = open_router(roots)
-    routed = router.route(task, settings.int("load.limit"))
+    with reading(roots, session) as rs:
+        router, settings = open_router(rs)
+        routed = router.route(task, settings.int("load.limit"))
     kind = classify(task)
     entries = [{"id": routed.docs[k].id, "type": routed.docs[k].type,
                 "scope": routed.docs[k].scope, "score": round(routed.score_of(k), 4)}
@@ -139,20 +153,27 @@ def route(roots: Roots, task: str) -> Outcome:
                    + explain_mod.root_diagnostics(roots))
 
 
-def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
+def search(roots: Roots, query: str, limit: int = 10, *,
+           session: ReadSession | None = None) -> Outcome:
     """Ranked lexical search over every non-archived memory, low confidence included
     (docs/reading.md)."""
     if limit < 1:
         raise UsageError(f"limit {limit} is out of range", hint="use a positive number",
                          code="usage.limit")
-    router, _ = open_router(roots)
+    with reading(roots, session) as rs:
+        return _search(rs, query, limit)
+
+
+def _search(session: ReadSession, query: str, limit: int) -> Outcome:
+    roots = session.roots
+    router, _ = open_router(session)
     from engram.search.terms import anchors
 
     terms = anchors(query)
     found, _total, _hidden = router.candidates(terms, max(limit, 40), for_search=True)
     ranked = router.rank(terms, found)[:limit]
     docs = {d.key: d for d, _ in found}
-    reader = Reader(roots, default_scanner(), router.index)
+    reader = Reader(session, default_scanner())
     router.prefetch(reader, [docs[c.key] for c in ranked])
     entries, lines = [], []
     for c in ranked:

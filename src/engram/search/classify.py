@@ -15,24 +15,25 @@ from engram.search.terms import stem, tokens
 TASK_TYPES = ("bugfix", "feature", "refactor", "test", "docs", "release", "review", "setup",
               "other")
 
-_CUES: dict[str, tuple[str, ...]] = {
-    "bugfix": ("fix", "bug", "broken", "crash", "error", "fail", "failure", "regression", "issue",
-               "wrong", "exception", "traceback", "debug", "incorrect", "hotfix"),
-    "feature": ("add", "implement", "new", "feature", "support", "introduce", "create", "build",
-                "endpoint", "enable"),
-    "refactor": ("refactor", "rename", "cleanup", "clean", "simplify", "extract", "restructure",
-                 "reorganize", "split", "move", "deduplicate", "tidy"),
-    "test": ("test", "coverage", "flaky", "pytest", "fixture", "mock", "assert", "unittest",
-             "e2e", "spec"),
-    "docs": ("doc", "docs", "documentation", "readme", "docstring", "guide", "tutorial",
-             "comment", "explain", "changelog"),
-    "release": ("release", "tag", "version", "publish", "ship", "deploy", "rollout", "bump",
-                "rollback", "hotfix"),
-    "review": ("review", "pr", "approve", "audit", "inspect", "feedback", "critique"),
-    "setup": ("setup", "install", "configure", "config", "init", "bootstrap", "environment",
-              "onboard", "provision", "dependencies"),
-}
-_STEMMED = {t: frozenset(stem(w) for w in words) for t, words in _CUES.items()}
+# Cue words by task type, in the order ties are broken.
+CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("bugfix", ("fix", "bug", "broken", "crash", "error", "fail", "failure", "regression", "issue",
+                "wrong", "exception", "traceback", "debug", "incorrect", "hotfix")),
+    ("feature", ("add", "implement", "new", "feature", "support", "introduce", "create", "build",
+                 "endpoint", "enable")),
+    ("refactor", ("refactor", "rename", "cleanup", "clean", "simplify", "extract", "restructure",
+                  "reorganize", "split", "move", "deduplicate", "tidy")),
+    ("test", ("test", "coverage", "flaky", "pytest", "fixture", "mock", "assert", "unittest",
+              "e2e", "spec")),
+    ("docs", ("doc", "docs", "documentation", "readme", "docstring", "guide", "tutorial",
+              "comment", "explain", "changelog")),
+    ("release", ("release", "tag", "version", "publish", "ship", "deploy", "rollout", "bump",
+                 "rollback", "hotfix")),
+    ("review", ("review", "pr", "approve", "audit", "inspect", "feedback", "critique")),
+    ("setup", ("setup", "install", "configure", "config", "init", "bootstrap", "environment",
+               "onboard", "provision", "dependencies")),
+)
+STEMMED = tuple((t, frozenset(stem(w) for w in words)) for t, words in CUES)
 
 
 class Classification(NamedTuple):
@@ -42,7 +43,7 @@ class Classification(NamedTuple):
 
 def classify(task: str) -> Classification:
     found = [stem(t) for t in tokens(task)]
-    counts = {t: sum(1 for s in found if s in cues) for t, cues in _STEMMED.items()}
+    counts = {t: sum(1 for s in found if s in cues) for t, cues in STEMMED}
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
     (best, top), (_, second) = ranked[0], ranked[1]
     if top == 0:

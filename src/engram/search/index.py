@@ -65,8 +65,7 @@ class RootIndex:
         self.store = Store(root)
         self.db = open_index(root.cache_dir)
         self._ino = self._cache_inode()
-        self._fresh = False
-        self._quick = False
+        self._fresh = False  # a full refresh ran since the last forget_freshness
         # Document frequencies for evidence pruning, valid while the data is unchanged.
         self._df_version: tuple[int, int] = (-1, -1)
         self._df: dict[str, int] = {}
@@ -157,17 +156,17 @@ class RootIndex:
             self.db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?)", (sha, version))
 
     def quick_refresh(self) -> None:
-        """The read path's check: a full stat pass only when a directory or the hashes changed.
+        """The read path's check, once per request (`ReadSession.begin`): a full stat pass only
+        when a directory or the hashes changed.
 
         Stat-ing every file costs ~10 µs each, too much per `load` at 10,000 memories. A file edited
         in place (no rename) is re-read here when it is printed (`refresh_file`) and by the next
         full refresh otherwise; it cannot be printed unapproved either way (docs/reading.md).
         """
-        if self._fresh or self._quick or not self.root.exists():
+        if self._fresh or not self.root.exists():
             return
         if self._stored_key() != self._dir_key():
             self.refresh()
-        self._quick = True
 
     def refresh_file(self, rel: str, sha: str) -> None:
         """Re-index one file whose bytes (hash `sha`) differ from what the index holds."""
@@ -262,9 +261,8 @@ class RootIndex:
             return False
 
     def forget_freshness(self) -> None:
-        """Make the next read check the files again (a new command in a long-lived process)."""
+        """Make the next read check the files again (a new request of a `ReadSession`)."""
         self._fresh = False
-        self._quick = False
 
     def ensure_fresh(self) -> None:
         if not self._fresh:

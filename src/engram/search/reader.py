@@ -18,11 +18,12 @@ from typing import NamedTuple
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import NOTE_FIX, Scanner, Skip, check, sha256_hex
-from engram.search.index import FileFacts, MemoryIndex, RootIndex
+from engram.search.index import FileFacts, RootIndex
+from engram.search.session import ReadSession
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
-from engram.store.repo import NOTE_DIR, Store, parse_bytes
-from engram.workspace import Root, Roots
+from engram.store.repo import NOTE_DIR, Store
+from engram.workspace import Root
 
 _HASH_SKIPS = ("no approved hash", "changed since it was approved")
 
@@ -59,46 +60,8 @@ def scanner_version() -> str:
 
 # What the guarded read trusts is read by this process, never taken from the derived index
 # (a git-ignored file that anything could rewrite without a diff): the index only chooses which
-# files to read. Both caches below live in this process, so a long-lived server pays for them
-# once per change.
-#
-# Memories parsed from the bytes whose hash the guard just checked, by root, path and that hash.
-# A Memory is never mutated, so sharing one is safe.
-_PARSED: dict[tuple[str, str, str, str], Memory] = {}
-_PARSED_MAX = 2048
-# memory.hashes.json as last read, by path, with the stats it had then: every approval renames a
-# new file into place, so a changed file never keeps the old stats.
-_APPROVED: dict[str, tuple[tuple[int, ...], Mapping[str, str]]] = {}
-
-
-def _parsed(root: Root, rel: str, sha: str, data: bytes) -> Memory:
-    key = (str(root.path), root.scope, rel, sha)
-    memory = _PARSED.get(key)
-    if memory is None:
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.clear()
-        memory = _PARSED[key] = parse_bytes(data, rel, root)
-    return memory
-
-
-def approved_hashes(root: Root) -> Mapping[str, str]:
-    """memory.hashes.json of a root as it is now; an unreadable file approves nothing."""
-    path = str(root.hashes_file)
-    try:
-        st = os.stat(path)  # noqa: PTH116 - a string path on the hot path
-        key: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    except OSError:
-        key = ()
-    cached = _APPROVED.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    try:
-        hashes: Mapping[str, str] = Store(root).load_hashes()
-    except IntegrityError:
-        hashes = {}
-    # Stats taken before the read: a file replaced in between is read again next time.
-    _APPROVED[path] = (key, hashes)
-    return hashes
+# files to read. The hashes file as last read and the memories parsed from checked bytes are the
+# read session's (session.py), so a long-lived server pays for them once per change.
 
 
 class Read(NamedTuple):
@@ -113,15 +76,15 @@ class Read(NamedTuple):
 
 
 class Reader:
-    """Guarded reads for one command. The index, when one is given, only says which bytes it
-    indexed (to notice a stale row) and which hashes already passed the content scan; approval
-    always comes from memory.hashes.json (`approved_hashes`)."""
+    """Guarded reads for one request of a read session. The session's index only says which
+    bytes it indexed (to notice a stale row) and which hashes already passed the content scan;
+    approval always comes from memory.hashes.json (`ReadSession.approved`)."""
 
-    def __init__(self, roots: Roots, scan: Scanner | None = None,
-                 index: MemoryIndex | None = None) -> None:
-        self.roots = roots
+    def __init__(self, session: ReadSession, scan: Scanner | None = None) -> None:
+        self.session = session
+        self.roots = session.roots
         self.scan = scan
-        self.index = index
+        self.index = session.index
         self._dirs: dict[tuple[str, str], bool] = {}
         self._facts: dict[tuple[str, str], FileFacts] = {}
         self._roots: dict[str, Root] | None = None
@@ -135,7 +98,7 @@ class Reader:
         return self._roots.get(scope)
 
     def hashes(self, root: Root) -> Mapping[str, str]:
-        return approved_hashes(root)
+        return self.session.approved(root)
 
     def prefetch(self, scope: str, rels: Sequence[str]) -> None:
         """Load the index's facts about files about to be read, in one query."""
@@ -158,10 +121,9 @@ class Reader:
                         sha=got.sha, stale=got.stale)
         return got._replace(memory=memory, raw=data.decode("utf-8"))
 
-    @staticmethod
-    def parse(root: Root, rel: str, sha: str, data: bytes) -> Memory:
-        """The memory in bytes the guard passed (`checked`), parsed once per process."""
-        return _parsed(root, rel, sha, data)
+    def parse(self, root: Root, rel: str, sha: str, data: bytes) -> Memory:
+        """The memory in bytes the guard passed (`checked`), parsed once per session."""
+        return self.session.parsed(root, rel, sha, data)
 
     def checked(self, scope: str, rel: str) -> tuple[Read, bytes]:
         """The guard alone: the file's bytes and a Read that holds their hash and, when the
@@ -189,7 +151,7 @@ class Reader:
                 return Read(None, skip=Skip(shown, unsealed, NOTE_FIX), sha=sha), data
             hashes: Mapping[str, str] = {rel: sha}
         else:
-            hashes = approved_hashes(root)
+            hashes = self.session.approved(root)
         version = scanner_version()
         clean = facts is not None and not stale and facts.scanned == version
         skip = check(rel, data, hashes, None if clean else self.scan, display=shown, sha=sha)

@@ -21,6 +21,7 @@ from engram.search.guard import Scanner, Skip
 from engram.search.pack import card, compact_body, render_bodies, render_full
 from engram.search.reader import Read, Reader, default_scanner
 from engram.search.route import Router, active_variant, open_router
+from engram.search.session import ReadSession, reading
 from engram.store.ids import validate_id
 from engram.store.model import Memory
 
@@ -97,20 +98,21 @@ def record_recalls(router: Router, memories: list[Memory]) -> None:
             usage.record(part.root, keys)
 
 
-def memory_text(roots: Roots, memory_id: str) -> str:
+def memory_text(roots: Roots, memory_id: str, *, session: ReadSession | None = None) -> str:
     """The body `engram load --id <id>` prints (engram://memory/{id}); counts one recall."""
-    router, settings = open_router(roots)
-    reader = Reader(roots, default_scanner(), router.index)
-    found = _find(router, reader, validate_id(memory_id))
-    if found is None:
-        raise NotFoundError(f"no memory with id {memory_id}",
-                            hint="list ids with the engram://index resource")
-    got, _ = found
-    if got.memory is None:
-        return "".join(f"{s.line}\n" for s in (got.skip, *got.others) if s is not None) \
-            or f"SKIPPED {memory_id}\n"
-    record_recalls(router, [got.memory])
-    return compact_body(got.memory, active_variant(settings))
+    with reading(roots, session) as s:
+        router, settings = open_router(s)
+        reader = Reader(s, default_scanner())
+        found = _find(router, reader, validate_id(memory_id))
+        if found is None:
+            raise NotFoundError(f"no memory with id {memory_id}",
+                                hint="list ids with the engram://index resource")
+        got, _ = found
+        if got.memory is None:
+            return "".join(f"{k.line}\n" for k in (got.skip, *got.others) if k is not None) \
+                or f"SKIPPED {memory_id}\n"
+        record_recalls(router, [got.memory])
+        return compact_body(got.memory, active_variant(settings))
 
 
 def _visible_docs(router: Router) -> list[Doc]:
@@ -119,13 +121,19 @@ def _visible_docs(router: Router) -> list[Doc]:
     return sorted(claims.first_of_each(rows), key=lambda d: (d.type, d.id))
 
 
-def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[str]:
+def card_lines(roots: Roots, types: Collection[str] | None = None, *,
+               session: ReadSession | None = None) -> Iterator[str]:
     """One card per visible memory (of `types`), by type and id, each from a guarded read: the
     index picks the files, the text comes from their approved bytes. A file that fails the
     guard is named, never shown. Lazy, so a caller that needs a few cards reads a few files."""
-    router, _ = open_router(roots)
+    with reading(roots, session) as s:
+        yield from _cards(s, types)
+
+
+def _cards(session: ReadSession, types: Collection[str] | None) -> Iterator[str]:
+    router, _ = open_router(session)
     scan = default_scanner()
-    reader = Reader(roots, scan=scan, index=router.index)
+    reader = Reader(session, scan=scan)
     wanted = [d for d in _visible_docs(router) if types is None or d.type in types]
     for i, d in enumerate(wanted):
         if i % 256 == 0:
@@ -146,23 +154,15 @@ def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[s
         root = reader.root(d.scope)
         if got.skip is None and root is not None:
             key = (str(root.path), d.scope, d.rel_path, got.sha)
-            line = _CARDS.get(key, "")
+            line = session.card(key) or ""
             if not line:
                 line = _card_of(reader, root, d.rel_path, got.sha, data, scan)
-                if len(_CARDS) >= _CARDS_MAX:
-                    _CARDS.clear()
-                _CARDS[key] = line
+                session.keep_card(key, line)
         yield line or _skipped_card(d)
 
 
 def _skipped_card(d: Doc) -> str:
     return f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
-
-
-# Card lines by root, path and the hash of the bytes they were made from (every listing still
-# reads, hashes and checks each file; only parsing and the card's own scan are remembered).
-_CARDS: dict[tuple[str, str, str, str], str] = {}
-_CARDS_MAX = 65536
 
 
 def _card_of(reader: Reader, root: Root, rel: str, sha: str, data: bytes,
@@ -176,18 +176,19 @@ def _card_of(reader: Reader, root: Root, rel: str, sha: str, data: bytes,
     return "" if scan(line) else line
 
 
-def index_text(roots: Roots) -> str:
+def index_text(roots: Roots, *, session: ReadSession | None = None) -> str:
     """One card per visible memory (engram://index); unapproved files are named, not shown."""
     from engram.anchors.api import counts
 
-    lines = list(card_lines(roots))
+    lines = list(card_lines(roots, session=session))
     stale = counts(roots) if roots.workspace.exists() else {}
     bad = ", ".join(f"{stale[s]} {s}" for s in ("gone", "moved", "changed") if stale.get(s))
     head = f"engram index: {len(lines)} memories" + (f" (stale: {bad})" if bad else "")
     return head + "\n" + "".join(f"{ln}\n" for ln in lines)
 
 
-def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
+def top_by_usage(roots: Roots, n: int, *,
+                 session: ReadSession | None = None) -> list[dict[str, Any]]:
     """The `n` visible memories recalled most (ties: most recently updated)."""
     if n <= 0:
         return []
@@ -196,18 +197,19 @@ def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
         for key, entry in usage.read_usage(root).items():
             if isinstance(entry.get("recalls"), int):
                 counts[key] = entry["recalls"]
-    router, _ = open_router(roots)
-    reader = Reader(roots, scan=default_scanner(), index=router.index)
-    ranked = sorted(_visible_docs(router), key=lambda d: d.id)
-    ranked.sort(key=lambda d: d.updated, reverse=True)
-    ranked.sort(key=lambda d: counts.get(d.key, 0), reverse=True)
-    mems: list[Memory] = []
-    for d in ranked:  # guarded reads in rank order, until n pass
-        if len(mems) == n:
-            break
-        got = router.read(reader, d, router.policy.hidden_reason)
-        if got.memory is not None and all(m.key != got.memory.key for m in mems):
-            mems.append(got.memory)
+    with reading(roots, session) as s:
+        router, _ = open_router(s)
+        reader = Reader(s, scan=default_scanner())
+        ranked = sorted(_visible_docs(router), key=lambda d: d.id)
+        ranked.sort(key=lambda d: d.updated, reverse=True)
+        ranked.sort(key=lambda d: counts.get(d.key, 0), reverse=True)
+        mems: list[Memory] = []
+        for d in ranked:  # guarded reads in rank order, until n pass
+            if len(mems) == n:
+                break
+            got = router.read(reader, d, router.policy.hidden_reason)
+            if got.memory is not None and all(m.key != got.memory.key for m in mems):
+                mems.append(got.memory)
     return [{"id": m.id, "type": m.type, "scope": m.scope, "title": m.title,
              "recalls": counts.get(m.key, 0), "uri": f"engram://memory/{m.id}"}
             for m in mems]

@@ -11,7 +11,6 @@ of rows even at 10,000 memories. This module reads the index; it does not render
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 
@@ -34,10 +33,10 @@ from engram.search.rank import (
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
+from engram.search.session import ReadSession
 from engram.search.terms import anchors as query_anchors
 from engram.search.terms import one_edit, stems
 from engram.search.visibility import Policy, make_policy
-from engram.workspace import Roots
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
 SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
@@ -68,7 +67,8 @@ class Routed:
 
 
 class Router:
-    """Routing over one `MemoryIndex`; caches decoded memories for the duration of a command."""
+    """Routing over one `MemoryIndex` for one request; remembers id lookups and claims only
+    for that request (a new request makes a new Router)."""
 
     def __init__(self, index: MemoryIndex, policy: Policy) -> None:
         self.index = index
@@ -77,8 +77,6 @@ class Router:
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
         self._by_id: dict[str, Doc | None] = {}  # id → the memory it names, for this command
         self._claims: dict[str, list[Doc]] = {}  # id → every row declaring it (claims.py)
-        for part in index.parts:
-            part.quick_refresh()
 
     def read(self, reader: Reader, d: Doc, hidden: Hidden | None = None) -> Read:
         """The guarded read of the memory a routed row names; a file changed in place
@@ -335,29 +333,12 @@ class Router:
         return out
 
 
-# A long-lived process (the MCP server) reuses its index connections between calls; each call
-# still re-checks freshness (RootIndex.quick_refresh), so reuse never serves stale routes. One
-# set per thread: a refresh transaction must never interleave with another thread's reads.
-_OPEN: dict[tuple[str, ...], MemoryIndex] = {}
-
-
-def open_index(roots: Roots) -> MemoryIndex:
-    key = (str(threading.get_ident()), *(str(r.path) for r in roots.existing()))
-    index = _OPEN.get(key)
-    if index is not None and all(p.usable() for p in index.parts):
-        for part in index.parts:
-            part.forget_freshness()
-        return index
-    if index is not None:
-        index.close()
-    index = _OPEN[key] = MemoryIndex(roots)
-    return index
-
-
-def open_router(roots: Roots, settings: Settings | None = None) -> tuple[Router, Settings]:
+def open_router(session: ReadSession, settings: Settings | None = None) -> tuple[Router, Settings]:
+    """Begin one request of the session (freshness checked again) and route over its index."""
+    roots = session.roots
     settings = settings or roots.settings()
     policy = make_policy(settings.get("ignore.patterns"), roots.project, settings.get("roles"))
-    return Router(open_index(roots), policy), settings
+    return Router(session.begin(), policy), settings
 
 
 def active_variant(settings: Settings) -> str:

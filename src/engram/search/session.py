@@ -1,0 +1,142 @@
+"""The read session: everything the read path keeps between reads, in one object with one lifetime.
+
+A `ReadSession` owns the index connections of its roots, `memory.hashes.json` as last read, the
+memories parsed from bytes the guard passed, the card lines made from them, and which roots were
+checked for freshness in the current request. The guarded read is correct only while these
+agree, so nothing else in `search/` keeps state between calls (tests/test_architecture.py).
+
+Lifetime (docs/ARCHITECTURE.md):
+
+- CLI: one per command. The `search.api` functions make one when none is given and close it
+  when they return, so a CLI command never reuses anything.
+- MCP: the engine holds one per workspace for the life of the server, used only on its engine
+  thread, and every `search.api` call is one request: `begin()` re-checks freshness and reuses
+  the connections and caches. The caches are keyed by what makes them true (a file's hash, the
+  hashes file's stats, SQLite's data version), so reuse never serves another process's old state;
+  what they save is parsing and scanning the same bytes again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from engram.errors import IntegrityError
+from engram.search.index import MemoryIndex
+from engram.store.repo import Store, parse_bytes
+
+if TYPE_CHECKING:
+    from engram.store.model import Memory
+    from engram.workspace import Root, Roots
+
+PARSED_MAX = 2048  # memories kept parsed; past that the cache starts over
+CARDS_MAX = 65536  # card lines kept
+
+ByFile = tuple[str, str, str, str]  # (root path, scope, rel, sha256 of the bytes)
+
+
+class ReadSession:
+    """The read path's state for one command, or for one long-lived server across requests."""
+
+    def __init__(self, roots: Roots) -> None:
+        self.roots = roots
+        self._index: MemoryIndex | None = None
+        self._opened_for: tuple[str, ...] = ()
+        self._thread: int | None = None
+        # memory.hashes.json by path, with the stats it had when read: every approval renames a
+        # new file into place, so a changed file never keeps the old stats.
+        self._approved: dict[str, tuple[tuple[int, ...], Mapping[str, str]]] = {}
+        # Memories parsed from the bytes whose hash the guard just checked. A Memory is never
+        # mutated, so sharing one is safe.
+        self._parsed: dict[ByFile, Memory] = {}
+        # Card lines by the same key (a listing still reads, hashes and checks every file).
+        self._cards: dict[ByFile, str] = {}
+
+    def begin(self) -> MemoryIndex:
+        """Start one request: the index of the roots that exist now, each root's freshness
+        checked once more (a stat of its directories and hashes file, a refresh if they moved).
+        Connections are reused while their cache file is the one they opened."""
+        me = threading.get_ident()
+        if self._thread is None:
+            self._thread = me
+        elif self._thread != me:
+            # A refresh transaction must never interleave with another thread's reads.
+            raise RuntimeError("a ReadSession is used by the thread that began it")
+        wanted = tuple(str(r.path) for r in self.roots.existing())
+        index = self._index
+        if index is None or wanted != self._opened_for \
+                or not all(p.usable() for p in index.parts):
+            if index is not None:
+                index.close()
+            index = self._index = MemoryIndex(self.roots)
+            self._opened_for = wanted
+        for part in index.parts:
+            part.forget_freshness()
+            part.quick_refresh()
+        return index
+
+    @property
+    def index(self) -> MemoryIndex:
+        """The index of the current request (`begin` opens it)."""
+        return self._index if self._index is not None else self.begin()
+
+    def approved(self, root: Root) -> Mapping[str, str]:
+        """memory.hashes.json of a root as it is now; an unreadable file approves nothing."""
+        path = str(root.hashes_file)
+        try:
+            st = os.stat(path)  # noqa: PTH116 - a string path on the hot path
+            key: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except OSError:
+            key = ()
+        cached = self._approved.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            hashes: Mapping[str, str] = Store(root).load_hashes()
+        except IntegrityError:
+            hashes = {}
+        # Stats taken before the read: a file replaced in between is read again next time.
+        self._approved[path] = (key, hashes)
+        return hashes
+
+    def parsed(self, root: Root, rel: str, sha: str, data: bytes) -> Memory:
+        """The memory in bytes the guard passed (hash `sha`), parsed once per session."""
+        key = (str(root.path), root.scope, rel, sha)
+        memory = self._parsed.get(key)
+        if memory is None:
+            if len(self._parsed) >= PARSED_MAX:
+                self._parsed.clear()
+            memory = self._parsed[key] = parse_bytes(data, rel, root)
+        return memory
+
+    def card(self, key: ByFile) -> str | None:
+        return self._cards.get(key)
+
+    def keep_card(self, key: ByFile, line: str) -> None:
+        if len(self._cards) >= CARDS_MAX:
+            self._cards.clear()
+        self._cards[key] = line
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+
+@contextlib.contextmanager
+def reading(roots: Roots, session: ReadSession | None) -> Iterator[ReadSession]:
+    """The session a read-path call uses: the caller's (a long-lived server), or one made for
+    this call alone and closed after it (a CLI command)."""
+    if session is not None:
+        if session.roots != roots:
+            raise ValueError("the read session was opened for other roots")
+        yield session
+        return
+    own = ReadSession(roots)
+    try:
+        yield own
+    finally:
+        own.close()
