@@ -63,15 +63,17 @@ def test_a_hand_edit_changes_the_next_verdict_and_drops_the_old_words(
     mid = seeder("Run the smoke suite before tagging a release.")
     again = "TYPE: rule | TEXT: Run the smoke suite before tagging a release."
     assert api.propose(roots, again, clock=clock).items[0].verdict == f"NOOP duplicate of {mid}"
-    index = roots.workspace.cache_dir / "index.sqlite"
-    with closing(sqlite3.connect(index)) as db:  # words an older release cached
-        db.execute("INSERT INTO derived SELECT sha, 'verdict-words:0', 'x\n' FROM files")
+    derived = roots.workspace.cache_dir / "derived.sqlite"
+    with closing(sqlite3.connect(derived)) as db:  # words an older release cached
+        db.execute("INSERT INTO derived SELECT sha, 'verdict-words:0', 'x\n' FROM derived")
         db.commit()
+        assert db.execute("SELECT count(*) FROM derived WHERE name = 'verdict-words:0'"
+                          ).fetchone()[0] > 0
     path = roots.workspace.path / "rules" / f"{mid}.md"
     path.write_text(path.read_text().replace("smoke suite before tagging a release",
                                              "linter on every commit"))
     assert api.propose(roots, again, clock=clock).items[0].verdict == "ADD"
-    with closing(sqlite3.connect(index)) as db:
+    with closing(sqlite3.connect(derived)) as db:
         cached = list(db.execute("SELECT name, value FROM derived"))
     assert [name for name, _ in cached] == [FEATURES]
     assert "lint" in cached[0][1] and "smoke" not in cached[0][1]

@@ -72,7 +72,8 @@ def test_a_symlinked_workspace_root_is_refused_and_its_target_untouched(
 
 DIR_LINKS = ["rules", "skills", "knowledge", "archive", "working", ".cache"]
 FILE_LINKS = ["memory.hashes.json", "engram.config.json", "changelog.md",
-              "pending-approvals.json", "usage.json", ".lock", ".cache/index.sqlite"]
+              "pending-approvals.json", "usage.json", ".lock", ".cache/index.sqlite",
+              ".cache/derived.sqlite"]
 
 
 @pytest.mark.parametrize("name", DIR_LINKS + FILE_LINKS)

@@ -13,6 +13,7 @@ from engram.anchors.extract import Anchor, candidates, decode, encode
 from engram.anchors.facts import Facts
 from engram.anchors.notes import confirmed_day, facts_for
 from engram.outcome import Diagnostic, Outcome
+from engram.store.hashcache import HashCache
 from engram.workspace import Roots
 
 DERIVED = "anchors:1"
@@ -27,26 +28,23 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
         return [], None
     idx = RootIndex(ws)
     try:
-        listed = idx.listed(DERIVED)
-        fresh: dict[str, str] = {}
-        todo: list[tuple[str, str, str, list[Anchor]]] = []
-        for row in listed:
-            if row.lifecycle != "active" or row.tier == "working":
-                continue
-            if row.value is None and row.memory is not None:
-                found = candidates(row.memory.body, row.memory.meta)
-                fresh[row.sha] = encode(found) + "\n@" + confirmed_day(row.memory.meta)
-                value = fresh[row.sha]
-            else:
-                value = row.value or ""
-            text, _, day = value.rpartition("\n@")
-            anchors = decode(text)
-            if anchors:
-                todo.append((row.id, row.rel, day, anchors))
-        if fresh:
-            idx.remember(DERIVED, fresh)
+        rows = [r for r in idx.listed() if r.lifecycle == "active" and r.tier != "working"]
+
+        def compute(missing: set[str]) -> dict[str, str]:
+            whole = idx.memories_at([r.rel for r in rows if r.sha in missing])
+            return {r.sha: encode(candidates(m.body, m.meta)) + "\n@" + confirmed_day(m.meta)
+                    for r in rows if r.sha in missing and (m := whole.get(r.rel)) is not None}
+
+        with HashCache(ws.cache_dir, DERIVED) as cache:
+            values = cache.derive({r.sha for r in rows}, compute)
     finally:
         idx.close()
+    todo: list[tuple[str, str, str, list[Anchor]]] = []
+    for row in rows:
+        text, _, day = values[row.sha].rpartition("\n@")
+        anchors = decode(text)
+        if anchors:
+            todo.append((row.id, row.rel, day, anchors))
     if not todo:
         return [], None
     facts = facts_for(roots)

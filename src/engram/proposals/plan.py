@@ -29,6 +29,7 @@ from engram.proposals.verdicts import (
 )
 from engram.safety import printable
 from engram.search.index import RootIndex
+from engram.store.hashcache import HashCache
 from engram.store.ids import slugify, title_from_text, unique_id
 from engram.store.model import TYPE_DIR
 from engram.store.repo import Store, sha256_bytes
@@ -90,25 +91,26 @@ class RootView(NamedTuple):
 def view(store: Store, relevant: frozenset[str] | None = None, *,
          include_notes: bool = False) -> RootView:
     """Read one root through its derived index: after a full stat refresh the index holds every
-    file as parsed from its current bytes, and it caches each memory's words by file hash, so
-    planning does not re-read and re-tokenise thousands of files per proposal. Only memories
+    file as parsed from its current bytes, and each memory's verdict words are cached by file
+    hash (store/hashcache.py), so planning does not re-read and re-tokenise thousands of files
+    per proposal. Only memories
     sharing a word with `relevant` carry their words (the others cannot matter to a verdict,
     `verdicts.relevant_words`), which keeps a 10,000-memory root's view small; None keeps every
     memory's words. Taken ids are the listed memories' ids and the names of the active, working
     and archived files."""
     index = RootIndex(store.root)
     try:
-        rows = index.listed(FEATURES, include_notes=include_notes)
-        computed: dict[str, str] = {}
-        peers = []
-        for r in rows:
-            cached = r.value
-            if cached is None:
-                cached = computed[r.sha] = features(r.memory) if r.memory else "\n"
-            peers.append(peer_from(r.id, r.type, r.rel, comparable(r.lifecycle, r.tier),
-                                   cached, relevant))
-        if computed:
-            index.remember(FEATURES, computed)
+        rows = index.listed(include_notes=include_notes)
+
+        def compute(missing: set[str]) -> dict[str, str]:
+            whole = index.memories_at([r.rel for r in rows if r.sha in missing])
+            return {r.sha: features(whole[r.rel]) if r.rel in whole else "\n"
+                    for r in rows if r.sha in missing}
+
+        with HashCache(store.root.cache_dir, FEATURES) as cache:
+            words = cache.derive({r.sha for r in rows}, compute)
+        peers = [peer_from(r.id, r.type, r.rel, comparable(r.lifecycle, r.tier), words[r.sha],
+                           relevant) for r in rows]
         names = index.file_names()
     finally:
         index.close()

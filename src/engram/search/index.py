@@ -13,7 +13,7 @@ import contextlib
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from engram.errors import InvalidMemoryError
@@ -45,7 +45,7 @@ class FileFacts(NamedTuple):
 
 
 class Listed(NamedTuple):
-    """One indexed memory, with a value derived from its bytes (`RootIndex.listed`)."""
+    """One indexed memory and the hash of its bytes (`RootIndex.listed`)."""
 
     rel: str
     id: str
@@ -53,8 +53,6 @@ class Listed(NamedTuple):
     lifecycle: str
     tier: str
     sha: str
-    value: str | None  # the cached value; None when it was never computed for these bytes
-    memory: Memory | None  # decoded only when `value` is None, to compute it
 
 
 class RootIndex:
@@ -279,39 +277,33 @@ class RootIndex:
                               (mem_id,)).fetchone()
         return memory_from_json(row[0]) if row else None
 
-    def listed(self, derived: str, *, include_notes: bool = False) -> list[Listed]:
+    def listed(self, *, include_notes: bool = False) -> list[Listed]:
         """Every indexed memory (working notes only when asked), by id, after a full refresh,
-        with the value cached under the name `derived` for its bytes. The index's own parse
-        stands in for reading thousands of files (the write path plans against every memory
-        of a root); a row whose value is missing carries its Memory so the caller can compute
-        the value and `remember` it."""
+        with the hash of its bytes. The index's own parse stands in for reading thousands of
+        files (the write path plans against every memory of a root); `memories_at` decodes the
+        few a caller needs whole."""
         self.ensure_fresh()
         notes = "" if include_notes else "WHERE m.rel NOT GLOB ?"
-        params: tuple[str, ...] = (derived,) if include_notes else (derived, f"{NOTE_DIR}/*")
+        params: tuple[str, ...] = () if include_notes else (f"{NOTE_DIR}/*",)
         rows = self.db.execute(
-            "SELECT m.rel, m.id, m.type, m.lifecycle, m.tier, f.sha, d.value, "  # noqa: S608
-            "CASE WHEN d.value IS NULL THEN m.data END FROM mem m JOIN files f ON f.rel = m.rel "
-            f"LEFT JOIN derived d ON d.sha = f.sha AND d.name = ? {notes} ORDER BY m.id, m.rel",
-            params)
-        return [Listed(rel, mid, mtype, lifecycle, tier, sha, value,
-                       memory_from_json(data) if data is not None else None)
-                for rel, mid, mtype, lifecycle, tier, sha, value, data in rows]
+            "SELECT m.rel, m.id, m.type, m.lifecycle, m.tier, f.sha "  # noqa: S608
+            f"FROM mem m JOIN files f ON f.rel = m.rel {notes} ORDER BY m.id, m.rel", params)
+        return [Listed(*map(str, r)) for r in rows]
+
+    def memories_at(self, rels: Collection[str]) -> dict[str, Memory]:
+        """The indexed memories of these files, as parsed at the last refresh, by path."""
+        out: dict[str, Memory] = {}
+        wanted = list(rels)
+        for start in range(0, len(wanted), 500):  # well under SQLite's variable limit
+            part = wanted[start:start + 500]
+            marks = ", ".join("?" * len(part))
+            out.update((str(rel), memory_from_json(data)) for rel, data in self.db.execute(
+                f"SELECT rel, data FROM mem WHERE rel IN ({marks})", part))  # noqa: S608
+        return out
 
     def file_names(self) -> list[str]:
         """Every indexed file, parsed or not (active and working/), as of the last refresh."""
         return [str(r) for (r,) in self.db.execute("SELECT rel FROM files")]
-
-    def remember(self, derived: str, values: Mapping[str, str]) -> None:
-        """Cache values computed from files' bytes (by hash), dropping those of files gone and
-        those of other versions of the same name (`kind:version`). A cache: failing to write
-        it only costs computing the values again."""
-        with contextlib.suppress(sqlite3.Error), self._transaction():
-            self.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
-                                ((sha, derived, v) for sha, v in values.items()))
-            kind = derived.split(":", 1)[0] + ":"
-            self.db.execute("DELETE FROM derived WHERE sha NOT IN (SELECT sha FROM files) "
-                            "OR (name != ? AND substr(name, 1, ?) = ?)",
-                            (derived, len(kind), kind))
 
     def invalid(self) -> list[InvalidMemoryError]:
         self.ensure_fresh()

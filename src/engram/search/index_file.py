@@ -21,7 +21,8 @@ SCHEMA = 15  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: s
 # (values computed from a file's bytes, by hash: the write path's verdict words); 14: no
 # `approved` mirror of memory.hashes.json (the guarded read reads the file itself); 15: Snowball
 # English stems (PyStemmer) instead of the hand-written suffix stripper, roles in `kind`,
-# `supersedes` ids in `triggers`
+# `supersedes` ids in `triggers`. The `derived` table of 13 moved to its own file
+# (store/hashcache.py); an index built before keeps it unused until the next bump drops it.
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -35,8 +36,6 @@ CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
-CREATE TABLE IF NOT EXISTS derived(
-  sha TEXT, name TEXT, value TEXT, PRIMARY KEY(sha, name)) WITHOUT ROWID;
 """ + docs.DDL
 _FIELDS = Memory._fields
 
