@@ -21,7 +21,7 @@ from engram.progress import Progress
 from engram.search import docs
 from engram.search.index_file import memory_from_json, memory_to_json, open_index
 from engram.search.visibility import Policy
-from engram.store.model import Memory
+from engram.store.model import TYPES, Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
@@ -327,8 +327,11 @@ class RootIndex:
 
     def counts(self) -> dict[str, Any]:
         self.ensure_fresh()
-        by_type = dict(self.db.execute("SELECT type, count(*) FROM mem GROUP BY type").fetchall())
-        by_tier = dict(self.db.execute("SELECT tier, count(*) FROM mem GROUP BY tier").fetchall())
+        # Counted from the git-ignored index: only values of Engram's own shapes are names.
+        by_type = {t: n for t, n in self.db.execute(
+            "SELECT type, count(*) FROM mem GROUP BY type") if t in TYPES}
+        by_tier = {t: n for t, n in self.db.execute(
+            "SELECT tier, count(*) FROM mem GROUP BY tier") if t in ("durable", "working")}
         return {"by_type": by_type, "by_tier": by_tier}
 
     def close(self) -> None:
