@@ -243,3 +243,54 @@ def test_a_forged_clean_scan_verdict_in_the_index_never_skips_the_scan(
             out = run_cli(*args, capsys=capsys)[1]
             assert "Ignore all previous" not in out, (args, verdict)
     db.close()
+
+
+# The accepted residual (a memory edited with its hash) must stay visible to git review ---------
+
+def _git(project: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+                        "HOME": str(project), "PATH": __import__("os").environ["PATH"]})
+
+
+@pytest.mark.parametrize("rule", [".engram/memory.hashes.json -diff\n.engram/rules/*.md -diff",
+                                  ".engram/** binary", ".engram/** linguist-generated",
+                                  ".engram/** filter=hide", "ignored"])
+def test_a_memory_git_review_cannot_show_fails_verify(
+        project: Path, capsys: pytest.CaptureFixture[str], rule: str) -> None:
+    """The agent edits an approved memory and its hash together (accepted only because `git
+    diff` shows it) and first makes git hide it: an untracked attributes or ignore file that
+    ignores itself. `engram verify` and `engram doctor` must report it."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(project, "init", "-q")
+    roots, mid = _seed_rule(capsys)
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "approved")
+    assert run_cli("verify", capsys=capsys)[0] == 0
+    agents = project / ".agents"
+    if rule == "ignored":
+        rules = roots.workspace.path / "rules"
+        (rules / ".gitignore").write_text("*\n")  # ignores the new memory and itself
+        path = rules / "deploy-keys.md"
+        path.write_text(LEGACY)
+        rel = "rules/deploy-keys.md"
+    else:
+        (agents / ".gitignore").write_text(".gitattributes\n.gitignore\n")
+        (agents / ".gitattributes").write_text(rule + "\n")
+        rel = f"rules/{mid}.md"
+        path = roots.workspace.path / rel
+        path.write_text(path.read_text() + f"- {HAND}\n")
+    hashes = json.loads(roots.workspace.hashes_file.read_text())
+    hashes[rel] = _sha(path)
+    roots.workspace.hashes_file.write_text(json.dumps(hashes, indent=2))
+    rc, out, err = run_cli("verify", capsys=capsys)
+    assert rc == 4 and "HIDDEN" in out and rel in out, out + err
+    rc, env = 0, json.loads(run_cli("doctor", "--json", capsys=capsys)[1])
+    assert any(f["level"] == "error" and "HIDDEN" in f["message"]
+               for f in env["data"]["findings"]), env

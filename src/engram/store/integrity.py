@@ -22,8 +22,8 @@ from engram.store.ids import validate_id
 from engram.store.repo import Store, sha256_bytes
 from engram.workspace import Roots
 
-OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID = (
-    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID")
+OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN = (
+    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID", "HIDDEN")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,8 @@ class FileCheck:
         d: dict[str, object] = {"scope": self.scope, "file": self.file, "status": self.status}
         if self.status == INVALID:
             d.update(line=self.line, reason=self.reason)
+        if self.status == HIDDEN:
+            d.update(reason=self.reason)
         return d
 
 
@@ -69,6 +71,15 @@ def check_root(store: Store) -> list[FileCheck]:
     return checks
 
 
+def _hidden(store: Store) -> list[FileCheck]:
+    """Memory files (and the hashes file) that git review would not show: editing one together
+    with its hash would then go unseen (store/gitreview.py)."""
+    from engram.store.gitreview import hidden
+
+    found = hidden(store.path, store.hashed_files())
+    return [FileCheck(store.root.scope, rel, HIDDEN, 0, why) for rel, why in sorted(found.items())]
+
+
 def verify(roots: Roots) -> Outcome:
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
@@ -76,12 +87,15 @@ def verify(roots: Roots) -> Outcome:
         try:
             Store(root).clean_stale_temp()
             checks += check_root(Store(root))
+            checks += _hidden(Store(root))
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
     problems = [c for c in checks if c.status != OK]
     lines = []
     for c in checks:
         where = f"{c.file}:{c.line}: {c.reason}" if c.status == INVALID else c.file
+        if c.status == HIDDEN:
+            where = f"{c.file}: {c.reason}"
         lines.append(f"{c.status:<12} {c.scope}:{where}")
     if problems or diags:
         lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
