@@ -178,6 +178,7 @@ def poison_index(roots: Roots) -> None:
 
 def _seed_many(capsys: pytest.CaptureFixture[str]) -> Roots:
     roots = _roots(capsys)
+    (roots.workspace.path / "rules" / "broken.md").write_text("no frontmatter\n")
     for text in ("Run the smoke suite before tagging a release.",
                  "Run the smoke suite on the release branch nightly.",
                  "Tag smoke releases from main only."):

@@ -26,8 +26,10 @@ def test_rewritten_index_rows_never_reach_the_agent(project: Path, mode: str) ->
     assert cli(["init"]) == 0
     for text in RULES:
         assert cli(["save", "rule", text, "--force"]) == 0
+    roots = resolve(workspace=project)
+    (roots.workspace.path / "rules" / "broken.md").write_text("no frontmatter\n")
     assert cli(["load", "smoke suite release"]) == 0
-    poison_index(resolve(workspace=project))
+    poison_index(roots)
 
     async def body(client: Client) -> None:
         for name, args in (("engram_route", {"task": "smoke suite release"}),

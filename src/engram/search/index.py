@@ -321,9 +321,21 @@ class RootIndex:
                             (derived, len(kind), kind))
 
     def invalid(self) -> list[InvalidMemoryError]:
+        """Files that do not parse. The index only says which ones: each is parsed again, so
+        the reason printed is the file's own, never text a rewritten (git-ignored) row holds."""
         self.ensure_fresh()
-        return [InvalidMemoryError(r, ln, e) for r, e, ln in self.db.execute(
-            "SELECT rel, error, error_line FROM files WHERE error IS NOT NULL ORDER BY rel")]
+        store = Store(self.root)
+        listed = store.stat_listing()
+        out: list[InvalidMemoryError] = []
+        for (rel,) in self.db.execute("SELECT rel FROM files WHERE error IS NOT NULL "
+                                      "ORDER BY rel").fetchall():
+            if rel not in listed:
+                continue
+            try:
+                store.read(rel)
+            except InvalidMemoryError as exc:
+                out.append(exc)
+        return out
 
     def counts(self) -> dict[str, Any]:
         self.ensure_fresh()
