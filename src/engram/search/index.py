@@ -337,6 +337,18 @@ class RootIndex:
                 out.append(exc)
         return out
 
+    def duplicate_ids(self) -> dict[str, list[str]]:
+        """Ids that more than one indexed file declares, with those files (search/claims.py
+        decides which one a read shows)."""
+        self.ensure_fresh()
+        rows = self.db.execute("SELECT id, rel FROM mem WHERE id IN "
+                               "(SELECT id FROM mem GROUP BY id HAVING count(*) > 1) "
+                               "ORDER BY id, rel")
+        out: dict[str, list[str]] = {}
+        for mid, rel in rows:
+            out.setdefault(str(mid), []).append(str(rel))
+        return out
+
     def counts(self) -> dict[str, Any]:
         self.ensure_fresh()
         # Counted from the git-ignored index: only values of Engram's own shapes are names.
