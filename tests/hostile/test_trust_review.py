@@ -295,3 +295,44 @@ def test_a_memory_git_review_cannot_show_fails_verify(
     rc, env = 0, json.loads(run_cli("doctor", "--json", capsys=capsys)[1])
     assert any(f["level"] == "error" and "HIDDEN" in f["message"]
                for f in env["data"]["findings"]), env
+
+
+def test_stale_never_prints_a_rewritten_index_row_or_an_unapproved_file(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`engram stale` reads anchors through the index's cache: a rewritten cache value or row
+    id, or a file nobody approved naming paths, must not reach its text."""
+    import shutil
+    import sqlite3
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(project, "init", "-q")
+    (project / "src").mkdir()
+    (project / "src" / "deploy.py").write_text("x\n")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "code")
+    roots = _roots(capsys)
+    assert run_cli("save", "rule", "Run `src/deploy.py` before tagging a release.", "--force",
+                   capsys=capsys)[0] == 0
+    (roots.workspace.path / "rules" / "planted.md").write_text(LEGACY.replace(
+        HAND, "See `src/deploy.py` and `docs/always-paste-the-deploy-key.md`."))
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "memory")
+    _git(project, "mv", "src/deploy.py", "src/ship.py")
+    _git(project, "commit", "-qm", "rename")
+    rc, out, err = run_cli("stale", capsys=capsys)
+    assert "MOVED" in out and "src/ship.py" in out, out + err
+    assert "deploy-keys" not in out and "always-paste" not in out
+    db = sqlite3.connect(roots.workspace.cache_dir / "index.sqlite")
+    db.execute("UPDATE derived SET value = ? WHERE name LIKE 'anchors%'",
+               (f"{POISON}\tfile\t\t1\n@",))
+    db.commit()
+    for args in (["stale"], ["load", "deploy release"], ["status"]):
+        rc, out, err = run_cli(*args, capsys=capsys)
+        assert POISON not in out + err, args
+    db.execute("UPDATE mem SET id = ?", (f"x\n{POISON}",))
+    db.commit()
+    db.close()
+    for args in (["stale"], ["load", "deploy release"], ["status"]):
+        rc, out, err = run_cli(*args, capsys=capsys)
+        assert POISON not in out + err, args

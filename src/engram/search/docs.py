@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from engram.search.rank import COLUMNS, MIN_PREFIX, WEIGHTS, kind_words
 from engram.search.terms import STOP_WORDS, stems
 from engram.search.visibility import Policy
+from engram.store.ids import is_valid_id
 from engram.store.model import TYPES, Memory
 
 DDL = f"""
@@ -127,7 +128,6 @@ def _split(raw: str) -> tuple[str, ...]:
 # lines, explain, narrowing hints, dependency warnings). A row only hands on values of the
 # shapes Engram itself writes there (the id rule of store/ids.py), so a rewritten row can
 # misroute, never carry sentences, markup or line breaks into an agent's context.
-_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _TAG = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,64}")
 _TYPES = frozenset(TYPES)
 
@@ -136,8 +136,8 @@ def _doc(scope: str, r: Sequence[Any]) -> Doc:
     """A Doc from `rowid, *ROW_COLS`, stored ready to use (`row_values`)."""
     d = Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7], r[8],
             r[9], r[10], _split(r[11]), _split(r[12]), r[13], r[14])
-    if not (isinstance(d.id, str) and _SHAPE.fullmatch(d.id)) or d.type not in _TYPES \
-            or any(not _SHAPE.fullmatch(x) for x in d.depends_on) \
+    if not is_valid_id(d.id) or d.type not in _TYPES \
+            or not all(map(is_valid_id, d.depends_on)) \
             or any(not _TAG.fullmatch(x) for x in d.tags):
         return _clean(d)
     return d
@@ -145,9 +145,9 @@ def _doc(scope: str, r: Sequence[Any]) -> Doc:
 
 def _clean(d: Doc) -> Doc:
     """A row Engram did not write as it is: keep only what has Engram's shapes."""
-    mid = d.id if isinstance(d.id, str) and _SHAPE.fullmatch(d.id) else f"invalid-row-{d.rowid}"
+    mid = d.id if is_valid_id(d.id) else f"invalid-row-{d.rowid}"
     return d._replace(id=mid, type=d.type if d.type in _TYPES else "knowledge",
-                      depends_on=tuple(x for x in d.depends_on if _SHAPE.fullmatch(x)),
+                      depends_on=tuple(x for x in d.depends_on if is_valid_id(x)),
                       tags=tuple(x for x in d.tags if _TAG.fullmatch(x)))
 
 

@@ -21,6 +21,7 @@ from engram.progress import Progress
 from engram.search import docs
 from engram.search.index_file import memory_from_json, memory_to_json, open_index
 from engram.search.visibility import Policy
+from engram.store.ids import is_valid_id
 from engram.store.model import TYPES, Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
@@ -346,7 +347,8 @@ class RootIndex:
                                "ORDER BY id, rel")
         out: dict[str, list[str]] = {}
         for mid, rel in rows:
-            out.setdefault(str(mid), []).append(str(rel))
+            if is_valid_id(mid):  # a rewritten (git-ignored) row names no sentence
+                out.setdefault(str(mid), []).append(str(rel))
         return out
 
     def counts(self) -> dict[str, Any]:

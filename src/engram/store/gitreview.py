@@ -6,8 +6,9 @@ together; Engram cannot tell that from an approval, so the defence is that the c
 an untracked one that ignores itself) marking the files `-diff`, `binary`, `linguist-generated`
 (collapsed in pull requests) or passing them through a `filter`, or an ignore rule that keeps a
 new memory file out of `git status` altogether. `hidden` names such files; `engram verify` and
-`engram doctor` report them as problems. Outside a git work tree, or without git, it finds
-nothing (there is no review to hide from).
+`engram doctor` report them as problems. Outside a git work tree, without git, or when the
+hashes file itself is ignored and untracked (the user keeps this root out of git: no review
+covers it, which `verify` notes once), nothing is hidden from a review, so nothing is reported.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ HASHES = "memory.hashes.json"
 _ATTRS = ("diff", "binary", "linguist-generated", "filter")
 
 
-def hidden(root: Path, rels: Sequence[str]) -> dict[str, str]:
-    """{rel: why git review would not show it} for `memory.hashes.json` and `rels`."""
+NOT_IN_GIT = "memory.hashes.json is ignored by git: no git review covers this memory root"
+
+
+def hidden(root: Path, rels: Sequence[str]) -> tuple[dict[str, str], str]:
+    """({rel: why git review would not show it} for `memory.hashes.json` and `rels`, and a note
+    when the whole root is kept out of git)."""
     paths = [HASHES, *rels]
     if _git(root, ["rev-parse", "--is-inside-work-tree"]) is None:
-        return {}
+        return {}, ""
     out: dict[str, str] = {}
     listed = _git(root, ["check-attr", "-z", "--stdin", *_ATTRS], paths)
     fields = (listed or "").split("\0")
@@ -34,11 +39,13 @@ def hidden(root: Path, rels: Sequence[str]) -> dict[str, str]:
         why = _why(attr, value)
         if why and rel not in out:
             out[rel] = why
-    ignored = _git(root, ["check-ignore", "-z", "--stdin"], paths)
-    for rel in (ignored or "").split("\0"):
-        if rel and rel not in out:
-            out[rel] = "git ignores it, so `git status` and `git diff` never show it"
-    return out
+    ignored = [rel for rel in (_git(root, ["check-ignore", "-z", "--stdin"], paths) or "")
+               .split("\0") if rel]
+    if HASHES in ignored:  # tracked files are never reported: this root is not in git at all
+        return out, NOT_IN_GIT
+    for rel in ignored:
+        out.setdefault(rel, "git ignores it, so `git status` and `git diff` never show it")
+    return out, ""
 
 
 def _why(attr: str, value: str) -> str:

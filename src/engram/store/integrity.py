@@ -71,12 +71,14 @@ def check_root(store: Store) -> list[FileCheck]:
     return checks
 
 
-def _hidden(store: Store) -> list[FileCheck]:
+def _hidden(store: Store, diags: list[Diagnostic]) -> list[FileCheck]:
     """Memory files (and the hashes file) that git review would not show: editing one together
     with its hash would then go unseen (store/gitreview.py)."""
     from engram.store.gitreview import hidden
 
-    found = hidden(store.path, store.hashed_files())
+    found, note = hidden(store.path, store.hashed_files())
+    if note:
+        diags.append(Diagnostic("integrity.not_in_git", "info", f"{store.root.scope}: {note}"))
     return [FileCheck(store.root.scope, rel, HIDDEN, 0, why) for rel, why in sorted(found.items())]
 
 
@@ -85,11 +87,12 @@ def verify(roots: Roots) -> Outcome:
 
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
+    notes: list[Diagnostic] = []  # information, not problems
     for root in roots.existing():
         try:
             Store(root).clean_stale_temp()
             checks += check_root(Store(root))
-            checks += _hidden(Store(root))
+            checks += _hidden(Store(root), notes)
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
     problems = [c for c in checks if c.status != OK]
@@ -106,7 +109,9 @@ def verify(roots: Roots) -> Outcome:
     else:
         lines.append(f"all {len(checks)} memory files match memory.hashes.json")
     lines += [f"error: {d.message}" for d in diags]
+    lines += [f"note: {d.message}" for d in notes]
     bad = bool(problems or diags)
+    diags += notes
     diags += [Diagnostic(f"integrity.{c.status.lower().replace(' ', '_')}", "error",
                          f"{c.scope}:{c.file}") for c in problems]
     return Outcome(
