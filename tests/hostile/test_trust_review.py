@@ -336,3 +336,39 @@ def test_stale_never_prints_a_rewritten_index_row_or_an_unapproved_file(
     for args in (["stale"], ["load", "deploy release"], ["status"]):
         rc, out, err = run_cli(*args, capsys=capsys)
         assert POISON not in out + err, args
+
+
+def test_stale_propose_force_drafts_only_from_approved_bytes(
+        project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Race: while `engram stale --propose --force` reads a moved memory to draft its path fix,
+    the agent has swapped in other text (and restores the file right after): the drafted UPDATE
+    is written without a preview, so it must not carry the swapped-in line."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(project, "init", "-q")
+    (project / "src").mkdir()
+    (project / "src" / "deploy.py").write_text("x\n")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "code")
+    roots = _roots(capsys)
+    assert run_cli("save", "rule", "Run `src/deploy.py` before tagging a release.", "--force",
+                   capsys=capsys)[0] == 0
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "memory")
+    _git(project, "mv", "src/deploy.py", "src/ship.py")
+    _git(project, "commit", "-qm", "rename")
+    from engram.anchors import propose
+    from engram.store.repo import Store
+
+    class Racing(Store):
+        def read_bytes(self, rel: str) -> bytes:  # what the file held at that instant
+            return super().read_bytes(rel).replace(b"release.", f"release.\n- {HAND}".encode())
+
+    monkeypatch.setattr(propose, "Store", Racing)
+    run_cli("stale", "--propose", "--force", capsys=capsys)
+    monkeypatch.undo()
+    assert HAND not in "".join(p.read_text() for p in (roots.workspace.path / "rules").glob("*"))
+    assert run_cli("verify", capsys=capsys)[0] == 0
