@@ -297,12 +297,11 @@ def test_a_memory_git_review_cannot_show_fails_verify(
                for f in env["data"]["findings"]), env
 
 
-def test_stale_never_prints_a_rewritten_index_row_or_an_unapproved_file(
-        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`engram stale` reads anchors through the index's cache: a rewritten cache value or row
-    id, or a file nobody approved naming paths, must not reach its text."""
+def _moved_memory(project: Path, capsys: pytest.CaptureFixture[str], *,
+                  planted: bool = False) -> Roots:
+    """A git repository whose approved rule names `src/deploy.py`, then renamed to
+    `src/ship.py` (stale: moved); `planted` adds an unapproved memory naming paths too."""
     import shutil
-    import sqlite3
 
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
@@ -314,12 +313,23 @@ def test_stale_never_prints_a_rewritten_index_row_or_an_unapproved_file(
     roots = _roots(capsys)
     assert run_cli("save", "rule", "Run `src/deploy.py` before tagging a release.", "--force",
                    capsys=capsys)[0] == 0
-    (roots.workspace.path / "rules" / "planted.md").write_text(LEGACY.replace(
-        HAND, "See `src/deploy.py` and `docs/always-paste-the-deploy-key.md`."))
+    if planted:
+        (roots.workspace.path / "rules" / "planted.md").write_text(LEGACY.replace(
+            HAND, "See `src/deploy.py` and `docs/always-paste-the-deploy-key.md`."))
     _git(project, "add", "-A")
     _git(project, "commit", "-qm", "memory")
     _git(project, "mv", "src/deploy.py", "src/ship.py")
     _git(project, "commit", "-qm", "rename")
+    return roots
+
+
+def test_stale_never_prints_a_rewritten_index_row_or_an_unapproved_file(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`engram stale` reads anchors through the index's cache: a rewritten cache value or row
+    id, or a file nobody approved naming paths, must not reach its text."""
+    import sqlite3
+
+    roots = _moved_memory(project, capsys, planted=True)
     rc, out, err = run_cli("stale", capsys=capsys)
     assert "MOVED" in out and "src/ship.py" in out, out + err
     assert "deploy-keys" not in out and "always-paste" not in out
@@ -344,22 +354,7 @@ def test_stale_propose_force_drafts_only_from_approved_bytes(
     """Race: while `engram stale --propose --force` reads a moved memory to draft its path fix,
     the agent has swapped in other text (and restores the file right after): the drafted UPDATE
     is written without a preview, so it must not carry the swapped-in line."""
-    import shutil
-
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    _git(project, "init", "-q")
-    (project / "src").mkdir()
-    (project / "src" / "deploy.py").write_text("x\n")
-    _git(project, "add", "-A")
-    _git(project, "commit", "-qm", "code")
-    roots = _roots(capsys)
-    assert run_cli("save", "rule", "Run `src/deploy.py` before tagging a release.", "--force",
-                   capsys=capsys)[0] == 0
-    _git(project, "add", "-A")
-    _git(project, "commit", "-qm", "memory")
-    _git(project, "mv", "src/deploy.py", "src/ship.py")
-    _git(project, "commit", "-qm", "rename")
+    roots = _moved_memory(project, capsys)
     from engram.anchors import propose
     from engram.store.repo import Store
 
