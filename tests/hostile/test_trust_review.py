@@ -259,7 +259,7 @@ def _git(project: Path, *args: str) -> None:
 
 @pytest.mark.parametrize("rule", [".engram/memory.hashes.json -diff\n.engram/rules/*.md -diff",
                                   ".engram/** binary", ".engram/** linguist-generated",
-                                  ".engram/** filter=hide", "ignored"])
+                                  ".engram/** filter=hide", "ignored", "skip-worktree"])
 def test_a_memory_git_review_cannot_show_fails_verify(
         project: Path, capsys: pytest.CaptureFixture[str], rule: str) -> None:
     """The agent edits an approved memory and its hash together (accepted only because `git
@@ -275,7 +275,13 @@ def test_a_memory_git_review_cannot_show_fails_verify(
     _git(project, "commit", "-qm", "approved")
     assert run_cli("verify", capsys=capsys)[0] == 0
     agents = project / ".agents"
-    if rule == "ignored":
+    if rule == "skip-worktree":  # a flag in git's index: the tracked files stop showing
+        _git(project, "update-index", "--skip-worktree", ".agents/.engram/memory.hashes.json",
+             f".agents/.engram/rules/{mid}.md")
+        rel = f"rules/{mid}.md"
+        path = roots.workspace.path / rel
+        path.write_text(path.read_text() + f"- {HAND}\n")
+    elif rule == "ignored":
         rules = roots.workspace.path / "rules"
         (rules / ".gitignore").write_text("*\n")  # ignores the new memory and itself
         path = rules / "deploy-keys.md"

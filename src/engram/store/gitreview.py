@@ -5,7 +5,8 @@ together; Engram cannot tell that from an approval, so the defence is that the c
 `git diff` for someone to review. Git itself can be told not to show it: an attributes file (even
 an untracked one that ignores itself) marking the files `-diff`, `binary`, `linguist-generated`
 (collapsed in pull requests) or passing them through a `filter`, or an ignore rule that keeps a
-new memory file out of `git status` altogether. `hidden` names such files; `engram verify` and
+new memory file out of `git status` altogether, or a skip-worktree / assume-unchanged flag in
+git's index on a tracked one. `hidden` names such files; `engram verify` and
 `engram doctor` report them as problems. Outside a git work tree, without git, or when the
 hashes file itself is ignored and untracked (the user keeps this root out of git: no review
 covers it, which `verify` notes once), nothing is hidden from a review, so nothing is reported.
@@ -39,6 +40,13 @@ def hidden(root: Path, rels: Sequence[str]) -> tuple[dict[str, str], str]:
         why = _why(attr, value)
         if why and rel not in out:
             out[rel] = why
+    # Index flags that make git stop looking at a tracked file's changes.
+    wanted = set(paths)
+    for entry in (_git(root, ["ls-files", "-v", "-z"]) or "").split("\0"):
+        tag, _, rel = entry.partition(" ")  # paths relative to the root (git's cwd)
+        if rel in wanted and (tag == "S" or (len(tag) == 1 and tag.islower())):
+            out.setdefault(rel, "git is told not to look at its changes (skip-worktree or "
+                           "assume-unchanged), so `git status` and `git diff` never show them")
     ignored = [rel for rel in (_git(root, ["check-ignore", "-z", "--stdin"], paths) or "")
                .split("\0") if rel]
     if HASHES in ignored:  # tracked files are never reported: this root is not in git at all
