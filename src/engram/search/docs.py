@@ -142,11 +142,20 @@ def _doc(scope: str, r: Sequence[Any]) -> Doc:
     """A Doc from `rowid, *ROW_COLS`, stored ready to use (`row_values`)."""
     d = Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7], r[8],
             r[9], r[10], _split(r[11]), _split(r[12]), r[13], r[14])
+    shape = (r[2], r[3], r[11], r[12])
+    if shape in _SHAPED:  # checked before in this process (the same row, loaded again)
+        return d
     if not is_valid_id(d.id) or d.type not in _TYPES \
             or not all(map(is_valid_id, d.depends_on)) \
             or any(not _TAG.fullmatch(x) for x in d.tags):
         return _clean(d)
+    if len(_SHAPED) >= 65536:
+        _SHAPED.clear()
+    _SHAPED.add(shape)
     return d
+
+
+_SHAPED: set[tuple[str, str, str, str]] = set()
 
 
 def _clean(d: Doc) -> Doc:
