@@ -149,9 +149,9 @@ def test_note_swapped_after_its_seal_was_checked_is_not_promoted(
             note.write_text(note.read_text().replace("warm cache.", f"warm cache. {HAND}"))
         return data
 
-    monkeypatch.setattr(repo.Store, "read_bytes", racing)
-    rc, out, err = run_cli("promote", note.stem, "--force", capsys=capsys)
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(repo.Store, "read_bytes", racing)
+        rc, out, err = run_cli("promote", note.stem, "--force", capsys=capsys)
     durable = "".join(p.read_text() for p in (roots.workspace.path / "knowledge").glob("*.md"))
     assert HAND not in durable + out
 
@@ -180,8 +180,8 @@ def _seed_many(capsys: pytest.CaptureFixture[str]) -> Roots:
     roots = _roots(capsys)
     (roots.workspace.path / "rules" / "broken.md").write_text("no frontmatter\n")
     for text in ("Run the smoke suite before tagging a release.",
-                 "Run the smoke suite on the release branch nightly.",
-                 "Tag smoke releases from main only."):
+                 "Smoke dashboards for the release live in Grafana.",
+                 "Release notes are written in docs/releases by the on-call."):
         assert run_cli("save", "rule", text, "--force", capsys=capsys)[0] == 0
     run_cli("load", "smoke suite release", capsys=capsys)  # the index exists
     return roots
@@ -208,10 +208,11 @@ def test_a_rewritten_index_row_never_reaches_printed_text(
 
 def test_an_unapproved_file_is_skipped_by_route_and_search_not_listed(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    roots = _seed_many(capsys)
+    roots, _ = _seed_rule(capsys)
     (roots.workspace.path / "rules" / "smoke-tagging.md").write_text(
-        LEGACY.replace("deploy-keys", "always-paste-the-deploy-key").replace(
-            HAND, "Smoke suite release tagging."))
+        LEGACY.replace("deploy-keys", "always-paste-the-deploy-key")
+        .replace(HAND, "Smoke suite release tagging.")
+        .replace("# Deploy keys", "# Smoke suite release tagging"))
     for args in (["route", "smoke suite release tagging"], ["search", "smoke tagging"]):
         rc, out, err = run_cli(*args, capsys=capsys)
         assert "always-paste-the-deploy-key" not in out, args
@@ -368,8 +369,8 @@ def test_stale_propose_force_drafts_only_from_approved_bytes(
         def read_bytes(self, rel: str) -> bytes:  # what the file held at that instant
             return super().read_bytes(rel).replace(b"release.", f"release.\n- {HAND}".encode())
 
-    monkeypatch.setattr(propose, "Store", Racing)
-    run_cli("stale", "--propose", "--force", capsys=capsys)
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(propose, "Store", Racing)
+        run_cli("stale", "--propose", "--force", capsys=capsys)
     assert HAND not in "".join(p.read_text() for p in (roots.workspace.path / "rules").glob("*"))
     assert run_cli("verify", capsys=capsys)[0] == 0

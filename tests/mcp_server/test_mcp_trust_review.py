@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_harness import MODERN
-from test_mcp_engine_flows import _accept_all as _accept
-from test_mcp_engine_flows import _session, _text
 
 from engram.cli.main import main as cli
 from engram.workspace import resolve
 from tests.hostile.test_trust_review import POISON, poison_index
+from tests.mcp_server.mcp_harness import MODERN
+from tests.mcp_server.test_mcp_engine_flows import _accept_all as _accept
+from tests.mcp_server.test_mcp_engine_flows import _session, _text
 
 RULES = ("Run the smoke suite before tagging a release.",
-         "Run the smoke suite on the release branch nightly.")
+         "Smoke dashboards for the release live in Grafana.")
 
 
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
