@@ -26,9 +26,16 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
     ws = roots.workspace
     if not ws.exists():
         return [], None
+    from engram.search.session import approved_hashes
+    from engram.store.ids import is_valid_id
+
+    # Only approved memories are anchored (a file nobody approved is never shown, so its
+    # paths and id are not printed either), and the index row must have Engram's shapes.
+    approved = approved_hashes(ws)
     idx = RootIndex(ws)
     try:
-        rows = [r for r in idx.listed() if r.lifecycle == "active" and r.tier != "working"]
+        rows = [r for r in idx.listed() if r.lifecycle == "active" and r.tier != "working"
+                and approved.get(r.rel) == r.sha and is_valid_id(r.id)]
 
         def compute(missing: set[str]) -> dict[str, str]:
             whole = idx.memories_at([r.rel for r in rows if r.sha in missing])

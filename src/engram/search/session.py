@@ -94,10 +94,7 @@ class ReadSession:
         cached = self._approved.get(path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        try:
-            hashes: Mapping[str, str] = Store(root).load_hashes()
-        except IntegrityError:
-            hashes = {}
+        hashes = approved_hashes(root)
         # Stats taken before the read: a file replaced in between is read again next time.
         self._approved[path] = (key, hashes)
         return hashes
@@ -124,6 +121,15 @@ class ReadSession:
         if self._index is not None:
             self._index.close()
             self._index = None
+
+
+def approved_hashes(root: Root) -> Mapping[str, str]:
+    """memory.hashes.json of a root as it is now, read once (a read session keeps it while its
+    stats hold, `ReadSession.approved`); an unreadable file approves nothing."""
+    try:
+        return Store(root).load_hashes()
+    except IntegrityError:
+        return {}
 
 
 @contextlib.contextmanager
