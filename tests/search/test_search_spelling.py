@@ -41,3 +41,31 @@ def test_a_misspelt_task_routes_the_memory_it_means(ws: Path) -> None:
 def test_short_unknown_words_are_not_respelt(ws: Path) -> None:
     # `datab` is one edit from `databa…` prefixes but too short to guess at.
     assert load(resolve(), query="datab migration").data["anchors"][0] == "datab"
+
+
+@pytest.fixture
+def grpc(project: Path) -> Path:
+    root = project / ".agents" / ".engram"
+    root.mkdir(parents=True)
+    put(root, "add-grpc-method", "skill", "- Add the rpc to the proto, e.g. GetLoad, then regen.",
+        title="Adding a gRPC method", tags=["grpc", "proto"])
+    put(root, "load-history", "knowledge", "- Every state change of a load is kept in history.",
+        title="Load history table", tags=["loads", "history"])
+    put(root, "night-shift", "knowledge", "- The night shift covers 22:00 to 06:00.",
+        title="Night shift", tags=["ops"])
+    return root
+
+
+def test_a_joined_identifier_is_read_as_the_stored_words_it_joins(grpc: Path) -> None:
+    # `GetLoadHistory` is no stored word; `getload` and `histori` are.
+    out = load(resolve(), query="add a GetLoadHistory call")
+    assert {"getload", "histori"} <= set(out.data["anchors"])
+    assert "getloadhistori" not in out.data["anchors"]
+    assert set(out.data["selected_keys"]) == {"workspace:add-grpc-method", "workspace:load-history"}
+
+
+def test_an_unknown_word_is_not_cut_into_a_stored_word_and_a_leftover(grpc: Path) -> None:
+    # `tonight` ends with the stored `night`, but `to` is no stored word of three letters.
+    out = load(resolve(), query="who covers tonight")
+    assert "tonight" in out.data["anchors"] and "night" not in out.data["anchors"]
+    assert out.data["selected_keys"] == []

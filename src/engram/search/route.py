@@ -34,14 +34,13 @@ from engram.search.rank import (
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
+from engram.search.spelling import SPELL_PREFIX, respell
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import one_edit, stems
+from engram.search.terms import stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
-SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
-SPELL_PREFIX = 3
 SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
@@ -265,21 +264,17 @@ class Router:
         return out
 
     def _respell(self, anchors: list[str]) -> list[str]:
-        """A long anchor no memory holds becomes the most common stored term one edit away
-        (`databs` → `databas`, `kuberent` → `kubernet`); the rest stay as they are.
-
-        The term must share the anchor's first `SPELL_PREFIX` letters (typos rarely start a
-        word, and the vocabulary is read by range); short words have too many neighbours."""
+        """Unknown long anchors as the stored words they misspell or join (spelling.py)."""
         df, _ = self.doc_freq(anchors)
-        out = []
-        for a in anchors:
-            if df.get(a, 0) or len(a) < SPELL_MIN or not a.isalpha():
-                out.append(a)
-                continue
-            near = [(n, t) for part in self.parts.values()
-                    for t, n in docs.near_terms(part.db, a, SPELL_PREFIX) if one_edit(a, t)]
-            out.append(max(near)[1] if near else a)
-        return list(dict.fromkeys(out))
+
+        def near(word: str) -> list[tuple[str, int]]:
+            return [tn for part in self.parts.values()
+                    for tn in docs.near_terms(part.db, word, SPELL_PREFIX)]
+
+        def known(term: str) -> bool:
+            return any(docs.holds_term(part.db, term) for part in self.parts.values())
+
+        return respell(anchors, df, near, known)
 
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""
