@@ -117,20 +117,6 @@ def test_a_passing_body_mention_goes_when_another_memory_is_about_the_word() -> 
     assert out.dropped[0][1].startswith("passing mention")
 
 
-def test_a_body_mention_is_not_pruned_for_another_memory_that_only_mentions_the_words_too() -> None:
-    # Neither memory is about tracking freshness or paging; the one with more passing mentions
-    # is no reason to drop the other (the SLO note is the answer to "freshness paged me").
-    q = ("track", "fresh", "page")
-    df = {"track": 20, "fresh": 3, "page": 8}
-    incident = cand("incident-response", title="incident response",
-                    body="tracking freshness pages the on-call; page the owner",
-                    tags=("incidents", "opsgenie"), anchors=q)
-    slo = cand("slo-targets", title="slo targets", body="tracking freshness p95 under 60 s",
-               tags=("slo", "reliability"), anchors=q)
-    unrelated = cand("support-tiers", title="support tiers", tags=("support", "sla"), anchors=q)
-    assert kept([incident, slo, unrelated], q, df) == ["incident-response", "slo-targets"]
-
-
 @pytest.fixture
 def ws(project: Path) -> Path:
     root = project / ".agents" / ".engram"

@@ -22,8 +22,7 @@ fields and tags — never in terms of particular words:
    other candidates share. One whose tags are mostly neither, and which shares no topic tag
    (a tag that is not a query word) with an on-topic candidate, goes when an on-topic candidate
    matched all of its anchors and that candidate's tag neighbours matched more; or when it only
-   mentions its anchors in the body and another candidate names them all in its id, title, tags
-   or triggers, with more evidence.
+   mentions its anchors in the body and another candidate matched them with more evidence.
 
 Search does not prune (it lists every match); `load --explain` lists what was pruned and why.
 This module works on `Candidate` values and numbers; it does not query the index.
@@ -177,8 +176,6 @@ def _off_topic(c: Candidate, cands: Sequence[Candidate], on: Sequence[Candidate]
                 return f"off topic: {d.id} and its neighbours match these words and more"
     if _strong(c):
         return None
-    # The cover must be *about* these words (name them in its id, title, tags or triggers):
-    # a memory that only mentions them too is no better evidence than this one.
-    cover = next((d for d in cands if d is not c and mine <= set(d.strong)
+    cover = next((d for d in cands if d is not c and mine <= set(d.matched)
                   and ev[d.key] > ev[c.key]), None)
     return None if cover is None else f"passing mention: {cover.id} is about these words"
