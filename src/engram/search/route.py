@@ -271,8 +271,12 @@ class Router:
             return [tn for part in self.parts.values()
                     for tn in docs.near_terms(part.db, word, SPELL_PREFIX)]
 
+        seen: dict[str, bool] = {}
+
         def known(term: str) -> bool:
-            return any(docs.holds_term(part.db, term) for part in self.parts.values())
+            if term not in seen:
+                seen[term] = any(docs.holds_term(part.db, term) for part in self.parts.values())
+            return seen[term]
 
         return respell(anchors, df, near, known)
 
