@@ -23,10 +23,19 @@ def test_one_edit_is_one_change_insertion_deletion_or_swap() -> None:
 def ws(project: Path) -> Path:
     root = project / ".agents" / ".engram"
     root.mkdir(parents=True)
-    put(root, "add-a-database-migration", "skill", "- Generate the revision, review, apply.",
-        title="Add a database migration", tags=["database", "migrations"])
-    put(root, "deploy-to-kubernetes", "skill", "- Helm upgrade from the release branch.",
-        title="Deploy to kubernetes", tags=["deploy"])
+    for mid, mtype, body, title, tags in (
+        ("add-a-database-migration", "skill", "- Generate the revision, review, apply.",
+         "Add a database migration", ["database", "migrations"]),
+        ("deploy-to-kubernetes", "skill", "- Helm upgrade from the release branch.",
+         "Deploy to kubernetes", ["deploy"]),
+        ("add-grpc-method", "skill", "- Add the rpc to the proto, e.g. GetLoad, then regen.",
+         "Adding a gRPC method", ["grpc", "proto"]),
+        ("load-history", "knowledge", "- Every state change of a load is kept in history.",
+         "Load history table", ["loads", "history"]),
+        ("night-shift", "knowledge", "- The night shift covers 22:00 to 06:00.",
+         "Night shift", ["ops"]),
+    ):
+        put(root, mid, mtype, body, title=title, tags=tags)
     return root
 
 
@@ -43,20 +52,8 @@ def test_short_unknown_words_are_not_respelt(ws: Path) -> None:
     assert load(resolve(), query="datab migration").data["anchors"][0] == "datab"
 
 
-@pytest.fixture
-def grpc(project: Path) -> Path:
-    root = project / ".agents" / ".engram"
-    root.mkdir(parents=True)
-    put(root, "add-grpc-method", "skill", "- Add the rpc to the proto, e.g. GetLoad, then regen.",
-        title="Adding a gRPC method", tags=["grpc", "proto"])
-    put(root, "load-history", "knowledge", "- Every state change of a load is kept in history.",
-        title="Load history table", tags=["loads", "history"])
-    put(root, "night-shift", "knowledge", "- The night shift covers 22:00 to 06:00.",
-        title="Night shift", tags=["ops"])
-    return root
 
-
-def test_a_joined_identifier_is_read_as_the_stored_words_it_joins(grpc: Path) -> None:
+def test_a_joined_identifier_is_read_as_the_stored_words_it_joins(ws: Path) -> None:
     # `GetLoadHistory` is no stored word; `getload` and `histori` are.
     out = load(resolve(), query="add a GetLoadHistory call")
     assert {"getload", "histori"} <= set(out.data["anchors"])
@@ -64,7 +61,7 @@ def test_a_joined_identifier_is_read_as_the_stored_words_it_joins(grpc: Path) ->
     assert set(out.data["selected_keys"]) == {"workspace:add-grpc-method", "workspace:load-history"}
 
 
-def test_an_unknown_word_is_not_cut_into_a_stored_word_and_a_leftover(grpc: Path) -> None:
+def test_an_unknown_word_is_not_cut_into_a_stored_word_and_a_leftover(ws: Path) -> None:
     # `tonight` ends with the stored `night`, but `to` is no stored word of three letters.
     out = load(resolve(), query="who covers tonight")
     assert "tonight" in out.data["anchors"] and "night" not in out.data["anchors"]
