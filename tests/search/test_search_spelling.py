@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from engram.search.api import load
+from engram.search.spelling import split
 from engram.search.terms import one_edit
 from engram.workspace import resolve
 from tests.search.test_search_load import put
@@ -17,6 +18,15 @@ def test_one_edit_is_one_change_insertion_deletion_or_swap() -> None:
     assert one_edit("kuberent", "kubernet") and one_edit("migrat", "migrab")
     assert not one_edit("migrat", "migrat") and not one_edit("migraton", "migrat")
     assert not one_edit("abcdef", "badcef")
+
+
+def test_a_word_splits_only_into_stored_terms() -> None:
+    known = {"getload", "histori", "list", "stop", "night", "get", "rate"}.__contains__
+    assert split("getloadhistori", known) == ["getload", "histori"]
+    assert split("liststop", known) == ["list", "stop"]
+    assert split("getrate", known) == ["rate"]  # `get` is a stop word
+    assert split("tonight", known) is None  # `to` is no stored term
+    assert split("loadhistori", known) is None  # `load` is not stored here
 
 
 @pytest.fixture
