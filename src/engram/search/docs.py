@@ -277,6 +277,14 @@ def near_terms(conn: sqlite3.Connection, word: str, prefix: int) -> list[tuple[s
         (head, head + "\uffff", len(word) - 1, len(word) + 1))]
 
 
+def phrase_rows(conn: sqlite3.Connection, match: str, rowids: Sequence[int]) -> set[int]:
+    """Which of these rows match the FTS expression (the task's word pairs as phrases)."""
+    marks = ", ".join("?" * len(rowids))
+    return {int(r[0]) for r in conn.execute(
+        f"SELECT rowid FROM route_fts WHERE route_fts MATCH ? AND rowid IN ({marks})",  # noqa: S608
+        (match, *rowids))}
+
+
 def holds_term(conn: sqlite3.Connection, term: str) -> bool:
     """Whether some indexed memory holds exactly this stem (one read of the term list)."""
     _vocab(conn)

@@ -28,6 +28,7 @@ from engram.search.rank import (
     mark_matched,
     match_expression,
     needle,
+    phrase_expression,
     rerank,
     tag_text,
     with_context,
@@ -36,7 +37,7 @@ from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.spelling import SPELL_PREFIX, respell
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import stems
+from engram.search.terms import stems, word_pairs
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
@@ -189,13 +190,28 @@ class Router:
                 else self.policy.hidden_reason(d))
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
-             head_size: int = MATCHED_FOR) -> list[Candidate]:
+             head_size: int = MATCHED_FOR,
+             pairs: list[tuple[str, str]] | None = None) -> list[Candidate]:
         cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
                            d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
                  for d, score in found]
-        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
+        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today),
+                        phrased=self._phrased(pairs or [], found))
         mark_matched(ranked[:head_size], terms)
         return ranked
+
+    def _phrased(self, pairs: list[tuple[str, str]],
+                 found: list[tuple[Doc, float]]) -> set[str]:
+        """Keys of the found memories that hold one of the word pairs side by side."""
+        expr = phrase_expression(pairs)
+        if not expr or not found:
+            return set()
+        out: set[str] = set()
+        for scope, part in self.parts.items():
+            mine = {d.rowid: d.key for d, _ in found if d.scope == scope}
+            if mine:
+                out |= {mine[r] for r in docs.phrase_rows(part.db, expr, list(mine))}
+        return out
 
     def doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Document frequency of each anchor and the memory count, over every root."""
@@ -217,7 +233,8 @@ class Router:
         routed.docs = {d.key: d for d, _ in found}
         # Every reranked candidate may reach the pack, so all of them get their matches; the
         # role context only reorders: a memory that matched no anchor goes.
-        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found))
+        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found),
+                                       pairs=word_pairs(task))
                   if found_by_task(c, routed.anchors)]
         if ranked:
             df, n = self.doc_freq(routed.anchors)
