@@ -256,7 +256,8 @@ class Router:
         The second channel for implied sub-tasks: a memory's author tags it with the topics it
         belongs to, so the memory that names the task ("drop column" → expand-contract) brings
         the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
-        selection then adds that one's `depends_on`. The task need not name it."""
+        selection then adds that one's `depends_on`. A sibling must still share a word with the
+        task (SPEC §6.1: a secondary signal never selects a memory without anchor overlap)."""
         best = ranked[0]
         if len(best.tags) < SIBLING_TAGS:
             return []
@@ -268,10 +269,14 @@ class Router:
             tags = frozenset(map(str.lower, d.tags))
             if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
                 continue
+            cand = Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
+                             d.strong_text, d.tag_text, d.updated, tags)
+            mark_matched([cand], routed.anchors)
+            if not found_by_task(cand, routed.anchors):
+                continue  # SPEC §6.1: a secondary signal never selects without anchor overlap
             routed.docs.setdefault(d.key, d)
             routed.sibling_of[d.key] = best.id
-            out.append(Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
-                                 d.strong_text, d.tag_text, d.updated, tags))
+            out.append(cand)
             if len(out) == room:
                 break
         # A sibling may be one that evidence pruning judged off topic for the task's words;
