@@ -17,7 +17,7 @@ from engram.errors import InvalidMemoryError, NotFoundError
 from engram.outcome import Diagnostic, Outcome
 from engram.search import claims, usage
 from engram.search.docs import Doc
-from engram.search.guard import Scanner, Skip
+from engram.search.guard import Scanner, Skip, shown_name
 from engram.search.pack import card, compact_body, render_bodies, render_full
 from engram.search.reader import Read, Reader, default_scanner
 from engram.search.route import Router, active_variant, open_router
@@ -159,7 +159,12 @@ def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[s
 
 
 def _skipped_card(d: Doc) -> str:
-    return f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
+    """The card of a file the guard refused: its id is text nobody approved (withheld); the
+    file is named so a human can find it."""
+    from engram.safety import withheld_id
+
+    return (f"- {withheld_id(d.id)} ({d.type}, {d.scope}): SKIPPED "
+            f"{shown_name(claims.shown(d.scope, d.rel_path))} (review it, then run engram rehash)")
 
 
 # Card lines by root, path and the hash of the bytes they were made from (every listing still
