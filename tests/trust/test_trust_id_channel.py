@@ -62,6 +62,17 @@ def test_an_unapproved_files_id_never_reaches_printed_text_cli(
         assert not _leaks(text), (args, text)
 
 
+@pytest.mark.parametrize("meta", [{"confidence": "low"}, {"role": ["dba"]},
+                                  {"lifecycle": "superseded", "superseded_by": GOOD_ID},
+                                  {"lifecycle": "deprecated"}, {"tier": "archive"}])
+def test_a_hidden_unapproved_files_id_never_reaches_explain_or_hints(
+        ws: Path, capsys: pytest.CaptureFixture[str], meta: dict[str, object]) -> None:
+    _plant(ws, "rules/deploy-notes.md", **meta)
+    for args in COMMANDS:
+        code, text = cli(capsys, *args)
+        assert not _leaks(text), (args, text)
+
+
 def test_two_unapproved_files_with_one_id_never_print_it_as_a_duplicate(
         ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _plant(ws, "rules/a.md")
@@ -105,6 +116,16 @@ def test_a_planted_prerequisite_id_never_reaches_a_dependency_warning(
                     tags=["deploy"], depends_on=[BAD]))
     for args in COMMANDS:
         code, text = cli(capsys, *args)
+        assert not _leaks(text), (args, text)
+
+
+def test_a_planted_dependant_id_never_reaches_prerequisite_of(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _plant(ws, "skills/ship.md", depends_on=[GOOD_ID], type="skill")
+    for args in COMMANDS:
+        code, text = cli(capsys, *args)
+        assert not _leaks(text), (args, text)
+        code, text = cli(capsys, *args, "--json")
         assert not _leaks(text), (args, text)
 
 
