@@ -145,3 +145,28 @@ def test_the_write_itself_refuses_a_swapped_folder_with_a_coded_error(
         Store(Root(root, "workspace")).write_files([Change(rel, "---\nid: x\n---\n")], "t")
     assert err.value.code == "storage.symlink", err.value
     assert _snapshot(outside) == before, "a write landed outside the repository"
+
+
+@pytest.mark.parametrize("folder", [".cache", "working", "rules"])
+def test_the_write_helper_refuses_a_folder_swapped_after_the_check(
+        project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        folder: str) -> None:
+    """State files (`.cache/hooks.json`, `usage.json`, notes) go through the same helper: the
+    root was checked (and registered) by the CLI, then the folder is swapped."""
+    from engram.store.fileio import atomic_write, remove
+
+    _ready(capsys)
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    root = project / ".agents" / ".engram"
+    (root / folder).mkdir(exist_ok=True)
+    (outside / "keep.txt").write_text(SECRET)
+    before = _snapshot(outside)
+    _swap(project, f".agents/.engram/{folder}", outside, aside)
+    with pytest.raises(StorageError) as err:
+        atomic_write(root / folder / "hooks.json", "{}")
+    assert err.value.code == "storage.symlink"
+    with pytest.raises(StorageError) as err:
+        remove(root / folder / "keep.txt")
+    assert err.value.code == "storage.symlink"
+    assert _snapshot(outside) == before
