@@ -20,23 +20,15 @@ from engram.errors import StorageError
 from engram.store import repo
 from engram.store.repo import Change, Store
 from engram.workspace import Root, Roots
+from tests.trust.conftest import SECRET
 from tests.trust.trust_doors import cli
 
-SECRET = "ssh-rsa AAAA private stuff\n"
 RULE = "Run the smoke suite before tagging a release."
 
 
 def _snapshot(path: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(path)): p.read_bytes() if p.is_file() else None
             for p in sorted(path.rglob("*"))}
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    d = tmp_path / "outside"
-    d.mkdir()
-    (d / "keep.txt").write_text(SECRET)
-    return d
 
 
 def _swap(project: Path, rel: str, outside: Path, aside: Path) -> None:
