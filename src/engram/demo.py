@@ -54,6 +54,7 @@ def _mcp_round_trip(project: Path) -> dict[str, Any]:
 def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict[str, Any]:
     from engram.config import read_env
     from engram.proposals.api import commit, propose
+    from engram.proposals.plan import human_preview
     from engram.search.api import load
     from engram.store.layout import init_root
     from engram.workspace import resolve
@@ -72,7 +73,7 @@ def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict
         proposal = propose(roots, CANDIDATES, source="demo")
         say("2/5  An agent proposes three memories (engram_save_session). Nothing is "
             "written yet;\n     the human sees the exact candidates and their verdicts:\n")
-        say(_indent(proposal.preview) + "\n")
+        say(_indent(human_preview(proposal.preview)) + "\n")
         done = commit(roots, proposal.token, "all")
         say("3/5  The human approves all three (the host asks before engram_commit runs):\n")
         say(_indent(done.text) + "\n")

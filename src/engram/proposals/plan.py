@@ -139,6 +139,10 @@ def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeNa
     return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
 
 
+AGENT_NOTE = ("Show these exact candidates to the human and ask which to save. Never call "
+              "engram_commit before the human approved them.")
+
+
 def render_preview(planned: Sequence[Planned], *, query_level: int | None = None) -> str:
     numbers = sorted({p.number for p in planned})
     multi = len({p.scope for p in planned}) > 1
@@ -168,9 +172,9 @@ def render_preview(planned: Sequence[Planned], *, query_level: int | None = None
         if c.type == "rule":
             v = variants_for(c.text, c.variants)
             lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")
-    lines += [
-        "",
-        "Show these exact candidates to the human and ask which to save. Never call "
-        "engram_commit before the human approved them.",
-    ]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", AGENT_NOTE])
+
+
+def human_preview(preview: str) -> str:
+    """The preview a person reads: without the instructions meant for an agent."""
+    return preview.removesuffix("\n\n" + AGENT_NOTE)
