@@ -9,6 +9,9 @@ happened and the command a user would type for it.
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +54,48 @@ def _mcp_round_trip(project: Path) -> dict[str, Any]:
     return {"initialize": replies[1]["result"], "load": replies[2]["result"]}
 
 
+def engram_command(path_env: str) -> str:
+    """`engram` when a new shell's PATH finds this installation, else its absolute path.
+
+    A tool install (pipx, uv tool) links the script from a bin directory outside its venv; a
+    venv's own bin on PATH means an activated venv, which a new shell does not have."""
+    here = Path(sys.executable).parent / ("engram.exe" if os.name == "nt" else "engram")
+    found = shutil.which("engram", path=path_env or os.defpath)
+    if not here.exists():
+        return "engram" if found else f"{Path(sys.executable)} -m engram"
+    in_venv = sys.prefix != sys.base_prefix
+    if found and Path(found).resolve() == here.resolve() and not (
+            in_venv and Path(found).parent.resolve() == here.parent.resolve()
+            and not Path(found).is_symlink()):
+        return "engram"
+    return str(here)
+
+
+def source_checkout() -> Path | None:
+    """The checkout this package runs from (an editable install), if any."""
+    top = Path(__file__).resolve().parents[2]
+    project = top / "pyproject.toml"
+    if project.is_file() and 'name = "engram-protocol"' in project.read_text(encoding="utf-8"):
+        return top
+    return None
+
+
+def next_steps(path_env: str) -> list[str]:
+    """The demo's closing lines; the last is a command that works from any shell."""
+    cmd = engram_command(path_env)
+    if cmd == "engram":
+        return ["Next: in your own repository run `engram init`, then `engram link claude` "
+                "(or codex, gemini, cursor, opencode, windsurf)."]
+    where = source_checkout()
+    source = shlex.quote(str(where)) if where else "engram-protocol"
+    quoted = shlex.quote(cmd) if os.sep in cmd else cmd
+    return ["Next: `engram` is not on your PATH in a new shell. Install it once as a tool:",
+            f"    pipx install {source}    (or: uv tool install {source})",
+            "then in your own repository: engram init && engram link claude",
+            "(or codex, gemini, cursor, opencode, windsurf). Without installing, from any shell:",
+            f"    {quoted} init && {quoted} link claude"]
+
+
 def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict[str, Any]:
     from engram.config import read_env
     from engram.proposals.api import commit, propose
@@ -65,7 +110,8 @@ def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict
         workdir = Path(tmp.name)
     project = workdir / "demo-project"
     project.mkdir(parents=True, exist_ok=True)
-    roots = resolve(read_env(cwd=project), workspace=project)
+    env = read_env(cwd=project)
+    roots = resolve(env, workspace=project)
     try:
         say(f"Engram demo in a throwaway project: {project}\n")
         created = init_root(roots.workspace)
@@ -93,8 +139,8 @@ def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict
             f"protocol {info['protocolVersion']}")
         say(f"    engram_load → {mcp['load']['content'][0]['text'].splitlines()[0]}")
         say(f"    structuredContent.data.body_keys = {keys}\n")
-        say("Next: in your own repository run `engram init`, then `engram link claude` "
-            "(or codex, gemini, cursor, opencode, windsurf).")
+        for line in next_steps(env.path):
+            say(line)
         return {"project": str(project), "written": done.data.get("written", []),
                 "duplicate": [i.verdict for i in dup.items], "load": pack.data,
                 "mcp": {"protocolVersion": info["protocolVersion"]}}
