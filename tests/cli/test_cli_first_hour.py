@@ -188,3 +188,15 @@ def test_save_warns_on_a_first_word_one_edit_from_a_type(roots: Roots, capsys) -
     assert [d["code"] for d in data["diagnostics"]] == ["save.type_typo"]
     code, _, err = run_cli("save", "rule", "Run the linter.", "--answer", "C", capsys=capsys)
     assert "warning" not in err
+
+
+def test_status_names_the_rule_variant_load_prints(roots: Roots, capsys) -> None:
+    run_cli("save", "rule", "--force", SMOKE, capsys=capsys)
+    for variant in (None, "strict", "off", "light"):
+        if variant:
+            assert run_cli("set-rule-variant", variant, capsys=capsys)[0] == 0
+        _, status, _ = run_cli("status", capsys=capsys)
+        _, pack, _ = run_cli("load", "tag the release smoke suite", capsys=capsys)
+        shown = pack.split("## Rule variants (1/3: ", 1)[1].split(")", 1)[0].lower()
+        assert f"rule_variant={shown}" in status, (variant, status)
+        assert run_json("status", capsys=capsys)[1]["data"]["rule_variant"] == shown
