@@ -33,6 +33,7 @@ from typing import Any
 
 from engram.bench import synth_vocab as V
 from engram.errors import UsageError
+from engram.store.locks import WRITE_FLAGS
 
 TYPE_DIRS = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
 AUTHORITY = {"rule": "instruction", "skill": "instruction", "knowledge": "reference"}
@@ -79,7 +80,7 @@ def generate(root: Path, n: int, *, seed: int = 7) -> None:
 
 def _write(path: Path, data: bytes) -> None:
     # os.open/os.write is about three times faster than Path.write_bytes for many small files.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(path, WRITE_FLAGS | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.write(fd, data)
     finally:

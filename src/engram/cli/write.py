@@ -179,7 +179,10 @@ def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
         fd = sys.stdin.fileno()
     except (OSError, ValueError, io.UnsupportedOperation):
         return True  # an in-memory stream (tests, embedding): reading cannot block
-    ready, _, _ = select.select([fd], [], [], timeout)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    except OSError:  # Windows selects only sockets: read, as a pipe is the usual case there
+        return True
     return bool(ready)
 
 

@@ -66,9 +66,22 @@ def title_from_text(text: str) -> str:
     return first[:1].upper() + first[1:]
 
 
+# Device names Windows reserves in every directory, with any extension: `con.md` cannot exist.
+_WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+                               *(f"lpt{i}" for i in range(10))})
+
+
+def windows_reserved(name: str) -> bool:
+    """True when a file named `name` (any extension) cannot be created on Windows."""
+    return name.split(".", 1)[0].rstrip(" ").lower() in _WINDOWS_RESERVED
+
+
 def unique_id(base: str, taken: set[str]) -> str:
-    """`base` if free, else `base-<short hash>` (deterministic for the same base and set)."""
-    if base not in taken:
+    """`base` if free, else `base-<short hash>` (deterministic for the same base and set).
+
+    A Windows device name (`con`, `nul`, `com1`, …) counts as taken, so a memory created on
+    one system can be checked out on every other."""
+    if base not in taken and not windows_reserved(base):
         return base
     for n in range(1, 1000):
         import hashlib

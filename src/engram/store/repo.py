@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
+from engram.store import locks
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
 from engram.store.model import Memory
@@ -118,7 +119,7 @@ class Store:
         """A memory file's bytes; symlinks are refused (O_NOFOLLOW), so nothing outside is read."""
         path = self.resolve_rel(rel)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = locks.open_nofollow(path)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise InvalidMemoryError(rel, 1, "memory files may not be symlinks; "
