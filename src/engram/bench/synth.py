@@ -95,6 +95,10 @@ def _refuse_existing_memories(root: Path) -> None:
                                   "never overwrites memories", code="bench.root_not_empty")
 
 
+# The TypeScript tool refuses memories without author fields; a real save records git's author.
+SYNTH_AUTHOR = {"author_email": "bench@example.org", "author_name": "Engram Bench"}
+
+
 def render(memory: SynthMemory) -> str:
     """Canonical v3 text: sorted frontmatter keys, flow lists, `# Title`, `## Content`."""
     lines = ["---"]
@@ -205,7 +209,7 @@ class _Generator:
         tags = sorted(set(rng.sample(topic.tags, rng.randint(1, 3)))
                       | {_slugify(self.pick(topic.nouns))})
         meta: dict[str, Any] = {
-            "authority": AUTHORITY[memory.type], "confidence": "high",
+            **SYNTH_AUTHOR, "authority": AUTHORITY[memory.type], "confidence": "high",
             "created": created.isoformat(), "id": memory.id,
             "last_confirmed": updated.isoformat(),
             "revision": 1 if updated == created else rng.randint(2, 4), "schema_version": 3,

@@ -17,6 +17,7 @@ from typing import Any
 from engram.config import KEYS, read_json_file, set_value
 from engram.errors import ConfigValueError, NotFoundError, UsageError
 from engram.outcome import Outcome
+from engram.store import jsonorder
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import Roots
 
@@ -105,7 +106,8 @@ def _write(roots: Roots, changes: dict[str, Any]) -> None:
         data = read_json_file(root.config_file)
         for name, value in changes.items():
             data = _unset(data, name) if value is None else set_value(data, name, value)
-        atomic_write(root.config_file, json.dumps(data, indent=2, sort_keys=True) + "\n")
+        old = jsonorder.read_or_none(root.config_file)  # a TypeScript-written file keeps its order
+        atomic_write(root.config_file, jsonorder.dumps_like(data, old))
 
 
 def _unset(data: dict[str, Any], name: str) -> dict[str, Any]:

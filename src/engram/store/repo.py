@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
-from engram.store import locks
+from engram.store import jsonorder, locks, ts_index
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
 from engram.store.model import Memory
@@ -181,8 +181,8 @@ class Store:
         return {str(k): str(v) for k, v in data.items()}
 
     def save_hashes(self, hashes: dict[str, str]) -> None:
-        atomic_write(self.root.hashes_file, json.dumps(dict(sorted(hashes.items())), indent=2)
-                     + "\n")
+        path = self.root.hashes_file
+        atomic_write(path, jsonorder.dumps_like(hashes, jsonorder.read_or_none(path)))
 
     def append_changelog(self, lines: Sequence[str]) -> None:
         path = self.root.changelog_file
@@ -234,6 +234,27 @@ class Store:
             self.save_hashes(hashes)
             if log:
                 self.append_changelog(log)
+            self._refresh_ts_index(changes)
+
+    def _refresh_ts_index(self, changes: Sequence[Change]) -> None:
+        """Keep a TypeScript teammate's `memory.index.json` current (store/ts_index.py)."""
+        path = self.path / ts_index.INDEX_NAME
+        if not path.is_file():
+            return
+        written, removed = [], []
+        for ch in changes:
+            if not ts_index.indexed(ch.rel):
+                continue
+            if ch.text is None:
+                removed.append(ch.rel)
+                continue
+            try:
+                written.append(parse_memory(ch.text, ch.rel, self.root.scope))
+            except InvalidMemoryError:
+                removed.append(ch.rel)  # the TypeScript tool skips what it cannot read, too
+        new = ts_index.updated_index(path.read_text(encoding="utf-8"), written, removed)
+        if new is not None and (written or removed):
+            atomic_write(path, new)
 
 
 def parse_bytes(data: bytes, rel: str, root: Root) -> Memory:
