@@ -146,3 +146,10 @@ def test_role_scoped_ts_memories_stay_hidden_without_a_role(root: Path, capsys) 
     run_cli("set-role", "backend", capsys=capsys)
     _, out, _ = run_cli("load", "tag the release smoke suite", capsys=capsys)
     assert "run-the-smoke-suite-before-tagging-a-release" in out
+
+
+def test_a_write_without_init_still_ignores_our_lock_and_cache(root: Path, capsys) -> None:
+    old = (root / ".gitignore").read_text(encoding="utf-8")
+    run_cli("save", "knowledge", "--scope", "workspace", "--force", GRAFANA, capsys=capsys)
+    new = (root / ".gitignore").read_text(encoding="utf-8")
+    assert new.startswith(old) and {".cache/", ".lock"} <= set(new.split())

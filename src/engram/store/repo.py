@@ -20,8 +20,9 @@ from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.store import jsonorder, locks, ts_index
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
+from engram.store.layout import ensure_lines
 from engram.store.model import Memory
-from engram.workspace import TYPE_DIRS, Root
+from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root
 
 ACTIVE_DIRS = TYPE_DIRS
 NOTE_DIR = "working"
@@ -235,6 +236,18 @@ class Store:
             if log:
                 self.append_changelog(log)
             self._refresh_ts_index(changes)
+            self._keep_ignored()
+
+    def _keep_ignored(self) -> None:
+        """A root's existing `.gitignore` (maybe written by the TypeScript tool, which lacks
+        `.cache/` and `.lock`) gets the lines it misses once Engram has written here."""
+        try:
+            text = self.root.gitignore_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return  # no .gitignore here (or an unreadable one): not ours to create
+        new = ensure_lines(text, IGNORED_LINES)
+        if new is not None:
+            atomic_write(self.root.gitignore_file, new)
 
     def _refresh_ts_index(self, changes: Sequence[Change]) -> None:
         """Keep a TypeScript teammate's `memory.index.json` current (store/ts_index.py)."""
