@@ -153,3 +153,13 @@ def test_a_write_without_init_still_ignores_our_lock_and_cache(root: Path, capsy
     run_cli("save", "knowledge", "--scope", "workspace", "--force", GRAFANA, capsys=capsys)
     new = (root / ".gitignore").read_text(encoding="utf-8")
     assert new.startswith(old) and {".cache/", ".lock"} <= set(new.split())
+
+
+def test_a_hand_edit_approved_by_rehash_reaches_the_ts_index(root: Path, capsys) -> None:
+    rel = "knowledge/billing-owns-invoice-numbering-the-api-only-forwards-requests-to-it.md"
+    path = root / rel
+    path.write_text(path.read_text("utf-8").replace(
+        "forwards requests to it.", "forwards requests to it through the gateway."), "utf-8")
+    assert run_cli("rehash", capsys=capsys)[0] == 0
+    billing = next(e for e in _index(root)["entries"] if e["file"] == rel)
+    assert "gateway" in billing["routingTerms"]

@@ -103,6 +103,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
         with root_lock(root.path):
             hashes = _merged_hashes(store, review) if merged else _hashes_or_empty(store, ids)
             on_disk = store.hashed_files()
+            touched: list[str] = []
             for rel in on_disk:
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 if wanted and stem not in wanted:
@@ -113,11 +114,15 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
                 if hashes.get(rel) != digest:
                     hashes[rel] = digest
                     changed.append(f"{root.scope}:{rel}")
+                    touched.append(rel)
             for rel in [r for r in hashes if r not in on_disk]:
                 if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
                     del hashes[rel]
                     changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+                    touched.append(rel)
             store.save_hashes(hashes)
+            # Approved hand edits reach a TypeScript teammate's index too.
+            store.refresh_ts_index(touched)
             if changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
                                         f"{len(changed)} file(s)"])

@@ -235,7 +235,7 @@ class Store:
             self.save_hashes(hashes)
             if log:
                 self.append_changelog(log)
-            self._refresh_ts_index(changes)
+            self.refresh_ts_index(ch.rel for ch in changes)
             self._keep_ignored()
 
     def _keep_ignored(self) -> None:
@@ -249,24 +249,21 @@ class Store:
         if new is not None:
             atomic_write(self.root.gitignore_file, new)
 
-    def _refresh_ts_index(self, changes: Sequence[Change]) -> None:
-        """Keep a TypeScript teammate's `memory.index.json` current (store/ts_index.py)."""
+    def refresh_ts_index(self, rels: Iterable[str]) -> None:
+        """Keep a TypeScript teammate's `memory.index.json` current for these files, as they are
+        on disk now (store/ts_index.py); nothing happens in a root without that file."""
         path = self.path / ts_index.INDEX_NAME
-        if not path.is_file():
+        wanted = [rel for rel in rels if ts_index.indexed(rel)]
+        if not wanted or not path.is_file():
             return
         written, removed = [], []
-        for ch in changes:
-            if not ts_index.indexed(ch.rel):
-                continue
-            if ch.text is None:
-                removed.append(ch.rel)
-                continue
+        for rel in wanted:
             try:
-                written.append(parse_memory(ch.text, ch.rel, self.root.scope))
+                written.append(self.read(rel))
             except InvalidMemoryError:
-                removed.append(ch.rel)  # the TypeScript tool skips what it cannot read, too
+                removed.append(rel)  # gone, or unreadable: the TypeScript tool skips it too
         new = ts_index.updated_index(path.read_text(encoding="utf-8"), written, removed)
-        if new is not None and (written or removed):
+        if new is not None:
             atomic_write(path, new)
 
 
