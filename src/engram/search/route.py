@@ -13,8 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import Counter
+from collections.abc import Callable, Iterable
 
 from engram.config import Settings
+from engram.search import claims as claims_mod
 from engram.search import docs
 from engram.search.docs import Doc
 from engram.search.evidence import prune
@@ -22,18 +24,26 @@ from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
+    found_by_task,
     mark_matched,
     match_expression,
     needle,
     rerank,
     tag_text,
+    with_context,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
+from engram.search.terms import one_edit, stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
+Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
+SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
+SPELL_PREFIX = 3
+SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
+SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
@@ -51,6 +61,7 @@ class Routed:
         self.missing: list[tuple[str, str]] = []  # (dependant key, missing id)
         self.narrow_tags: list[str] = []
         self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
+        self.sibling_of: dict[str, str] = {}  # key → id of the best candidate it shares tags with
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -65,12 +76,44 @@ class Router:
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
         self._by_id: dict[str, Doc | None] = {}  # id → the memory it names, for this command
+        self._claims: dict[str, list[Doc]] = {}  # id → every row declaring it (claims.py)
         for part in index.parts:
             part.quick_refresh()
 
-    def read(self, reader: Reader, d: Doc) -> Read:
-        """The guarded read of a routed file; a file changed in place refreshes its index row."""
-        return self.follow(d, reader.read(d.scope, d.rel_path))
+    def read(self, reader: Reader, d: Doc, hidden: Hidden | None = None) -> Read:
+        """The guarded read of the memory a routed row names; a file changed in place
+        refreshes its index row. When several files declare the id, the first that passes the
+        guard is read and the others are reported (claims.py); `hidden` (a visibility check)
+        then applies to that file, not to the row routing happened to find."""
+        rivals = self.claims(d.id)
+        if len(rivals) < 2:
+            return self.follow(d, reader.read(d.scope, d.rel_path))
+        got, winner = claims_mod.resolve(reader, rivals, self.follow)
+        if winner is not None and hidden is not None and hidden(winner) is not None:
+            return Read(None, others=got.others)
+        return got
+
+    def claims(self, memory_id: str) -> list[Doc]:
+        """Every row, in every root, declaring the id, in claims.preference order."""
+        if memory_id not in self._claims:
+            self._fetch_claims([memory_id])
+        return self._claims[memory_id]
+
+    def _fetch_claims(self, ids: Iterable[str]) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._claims]
+        rows: list[Doc] = []
+        for scope, part in self.parts.items():
+            for start in range(0, len(wanted), 500):
+                rows += docs.claims(part.db, scope, wanted[start:start + 500])
+        self._claims.update(claims_mod.group(rows))
+        for mid in wanted:
+            self._claims.setdefault(mid, [])
+
+    def all_rows(self) -> list[Doc]:
+        """Every indexed row of every root (duplicates included), remembering who claims what."""
+        rows = [d for scope, part in self.parts.items() for d in docs.all_docs(part.db, scope)]
+        self._claims.update(claims_mod.group(rows))
+        return rows
 
     def follow(self, d: Doc, got: Read) -> Read:
         """Re-index a file the guarded read found changed in place (its row is stale)."""
@@ -79,6 +122,7 @@ class Router:
         return got
 
     def prefetch(self, reader: Reader, ds: list[Doc]) -> None:
+        self._fetch_claims(d.id for d in ds)
         for scope in self.parts:
             reader.prefetch(scope, [d.rel_path for d in ds if d.scope == scope])
 
@@ -99,42 +143,47 @@ class Router:
         for mid in wanted:
             self._by_id.setdefault(mid, None)
 
-    def _shadowed(self, d: Doc) -> bool:
-        ws = self.parts.get("workspace")
-        return d.scope == "global" and ws is not None and bool(
-            docs.existing_ids(ws.db, [d.id]))
-
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
-                   want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
+                   want_hidden: bool = False, context: list[str] | None = None,
+                   column: str | None = None) -> tuple[list[tuple[Doc, float]], int,
                                                        list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
-        in all, and (when asked) hidden matches with the reason."""
+        in all, and (when asked) hidden matches with the reason. `context` words (the active
+        roles) add a low-weight match on the memories scoped to them (rank.with_context);
+        `column` matches the terms in that FTS column only."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
+        if column:
+            expr = f"{column} : ({expr})"
+        plain = expr
+        expr = with_context(expr, [c for c in context or () if c not in terms])
+        counted = plain if expr != plain else None
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
-        ws_ids: set[str] = set()
         for scope, part in self.parts.items():
             exclude = (not for_search and not self.policy.ignore
                        and part.hidden_rows(self.policy) > 0)
             rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
-                                       for_search=for_search, exclude_hidden=exclude)
-            if scope == "global" and "workspace" in self.parts:
-                ids = [d.id for d, _ in rows]
-                ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
-            kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
-            found += kept
-            total += count - (len(rows) - len(kept))
+                                       for_search=for_search, exclude_hidden=exclude,
+                                       counted=counted)
+            found += rows
+            total += count
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
-                           for d, _ in docs.matches(part.db, scope, expr, self.policy,
+                           for d, _ in docs.matches(part.db, scope, plain, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
         found.sort(key=lambda ds: -ds[1])
-        return found, total, hidden
+        # One entry per id (the best-scoring row): which file shows it is decided at read time
+        # (claims.py), so a workspace row shadows a global one only if it passes the guard.
+        best: dict[str, tuple[Doc, float]] = {}
+        for d, s in found:
+            best.setdefault(d.id, (d, s))
+        unique = list(best.values())
+        return unique, total - (len(found) - len(unique)), hidden
 
     def _hidden(self, d: Doc, for_search: bool) -> str | None:
         return (self.policy.search_hidden_reason(d) if for_search
@@ -161,28 +210,83 @@ class Router:
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
+        routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
-        found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
-                                                               want_hidden=want_hidden)
+        roles = query_anchors(" ".join(sorted(self.policy.roles)))
+        found, routed.matched, routed.hidden = self.candidates(
+            routed.anchors, pool, want_hidden=want_hidden, context=roles)
         routed.docs = {d.key: d for d, _ in found}
-        # Every reranked candidate may reach the pack, so all of them get their matches.
-        ranked = self.rank(routed.anchors, found, head_size=len(found))
+        # Every reranked candidate may reach the pack, so all of them get their matches; the
+        # role context only reorders: a memory that matched no anchor goes.
+        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found))
+                  if found_by_task(c, routed.anchors)]
         if ranked:
             df, n = self.doc_freq(routed.anchors)
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
             ranked, routed.pruned = pruned.kept, pruned.dropped
+        if ranked and len(ranked) < limit:
+            ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
 
+    def _tag_siblings(self, routed: Routed, ranked: list[Candidate],
+                      room: int) -> list[Candidate]:
+        """Memories sharing at least `SIBLING_TAGS` tags with the best candidate, for the pack's
+        free slots (best BM25 over the tags first; after every ranked candidate).
+
+        The second channel for implied sub-tasks: a memory's author tags it with the topics it
+        belongs to, so the memory that names the task ("drop column" → expand-contract) brings
+        the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
+        selection then adds that one's `depends_on`. The task need not name it."""
+        best = ranked[0]
+        if len(best.tags) < SIBLING_TAGS:
+            return []
+        words = list(dict.fromkeys(s for t in sorted(best.tags) for s in stems(t)))
+        found, _, _ = self.candidates(words, SIBLING_POOL, column="tags")
+        have = {c.key for c in ranked}
+        out: list[Candidate] = []
+        for d, score in found:
+            tags = frozenset(map(str.lower, d.tags))
+            if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
+                continue
+            routed.docs.setdefault(d.key, d)
+            routed.sibling_of[d.key] = best.id
+            out.append(Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
+                                 d.strong_text, d.tag_text, d.updated, tags))
+            if len(out) == room:
+                break
+        # A sibling may be one that evidence pruning judged off topic for the task's words;
+        # sharing the best memory's topics is the other channel, so it is not listed as pruned.
+        chosen = {c.key for c in out}
+        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
+        return out
+
+    def _respell(self, anchors: list[str]) -> list[str]:
+        """A long anchor no memory holds becomes the most common stored term one edit away
+        (`databs` → `databas`, `kuberent` → `kubernet`); the rest stay as they are.
+
+        The term must share the anchor's first `SPELL_PREFIX` letters (typos rarely start a
+        word, and the vocabulary is read by range); short words have too many neighbours."""
+        df, _ = self.doc_freq(anchors)
+        out = []
+        for a in anchors:
+            if df.get(a, 0) or len(a) < SPELL_MIN or not a.isalpha():
+                out.append(a)
+                continue
+            near = [(n, t) for part in self.parts.values()
+                    for t, n in docs.near_terms(part.db, a, SPELL_PREFIX) if one_edit(a, t)]
+            out.append(max(near)[1] if near else a)
+        return list(dict.fromkeys(out))
+
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""
         routed = Routed(anchors=[])
         order = {"rule": 0, "skill": 1, "knowledge": 2}
-        visible = [d for scope, part in self.parts.items() for d in docs.all_docs(part.db, scope)
-                   if not self._shadowed(d) and self.policy.hidden_reason(d) is None]
+        visible = claims_mod.first_of_each(d for d in self.all_rows()
+                                           if self.policy.hidden_reason(d) is None)
         visible.sort(key=lambda d: (order.get(d.type, 3), d.scope != "workspace", d.id))
         routed.docs = {d.key: d for d in visible}
         routed.matched = len(visible)
