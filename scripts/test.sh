@@ -9,5 +9,5 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 export PATH="$PWD/.venv/bin:$PATH"
 ruff check src tests
 mypy
-mypy --platform win32  # the Windows view of the types (the CI matrix runs the rest there)
+mypy --platform win32 src  # the package as Windows sees it (the CI matrix runs the rest there)
 pytest -q -p no:cacheprovider "$@"

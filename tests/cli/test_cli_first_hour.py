@@ -19,12 +19,15 @@ from engram.workspace import Roots, resolve
 from tests.conftest import engram_cmd, subprocess_env
 from tests.helpers import run_cli, run_json
 
+Cap = pytest.CaptureFixture[str]
+MP = pytest.MonkeyPatch
+
 SMOKE = "Run the smoke suite before tagging a release."
 AGENT_WORDS = "Show these exact candidates"
 
 
 @pytest.fixture
-def roots(project: Path, monkeypatch: pytest.MonkeyPatch) -> Roots:
+def roots(project: Path, monkeypatch: MP) -> Roots:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     r = resolve()
     init_root(r.workspace)
@@ -46,7 +49,7 @@ def _memories(roots: Roots) -> dict[str, tuple[object, ...]]:
     ["save", "rule", "--answer", "A", "--role=backend", "Run", "the", "smoke", "suite",
      "before", "tagging", "a", "release."],
 ])
-def test_options_may_sit_anywhere_in_save(roots: Roots, capsys, args: list[str]) -> None:
+def test_options_may_sit_anywhere_in_save(roots: Roots, capsys: Cap, args: list[str]) -> None:
     code, out, err = run_cli(*args, capsys=capsys)
     assert code == 0, err
     mems = _memories(roots)
@@ -55,7 +58,7 @@ def test_options_may_sit_anywhere_in_save(roots: Roots, capsys, args: list[str])
     assert m.type == "rule"
 
 
-def test_options_between_words_of_other_commands(roots: Roots, capsys) -> None:
+def test_options_between_words_of_other_commands(roots: Roots, capsys: Cap) -> None:
     run_cli("save", "rule", "--force", SMOKE, capsys=capsys)
     code, data = run_json("search", "smoke", "--limit", "3", "suite", capsys=capsys)
     assert code == 0 and data["data"]["entries"]
@@ -96,16 +99,16 @@ def test_end_of_input_at_the_prompt_is_no_answer() -> None:
     assert ask_terminal(ask) is None
 
 
-def test_a_piped_y_keeps_the_strict_error_and_shows_the_preview_first(roots: Roots, capsys,
-                                                                       monkeypatch) -> None:
+def test_a_piped_y_keeps_the_strict_error_and_shows_the_preview_first(roots: Roots, capsys: Cap,
+                                                                       monkeypatch: MP) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     code, out, err = run_cli("save", "rule", SMOKE, capsys=capsys)
     assert code == 2 and "unknown answer 'y'" in err and "A means save all" in err
     assert "Verdict: ADD" in out and _memories(roots) == {}
 
 
-def test_a_piped_answer_prints_the_preview_before_the_outcome(roots: Roots, capsys,
-                                                              monkeypatch) -> None:
+def test_a_piped_answer_prints_the_preview_before_the_outcome(roots: Roots, capsys: Cap,
+                                                              monkeypatch: MP) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("A\n"))
     code, out, _ = run_cli("save", "rule", SMOKE, capsys=capsys)
     assert code == 0
@@ -113,7 +116,7 @@ def test_a_piped_answer_prints_the_preview_before_the_outcome(roots: Roots, caps
     assert AGENT_WORDS not in out
 
 
-def test_agent_instructions_go_to_agents_only(roots: Roots, capsys) -> None:
+def test_agent_instructions_go_to_agents_only(roots: Roots, capsys: Cap) -> None:
     code, out, _ = run_cli("save", "rule", SMOKE, capsys=capsys)
     assert code == 3 and "Verdict: ADD" in out and AGENT_WORDS not in out
     code, data = run_json("save", "rule", SMOKE, capsys=capsys)
@@ -165,7 +168,7 @@ def _until(fd: int, token: bytes, timeout: float = 30.0) -> bytes:
 
 # Item 5: typos of commands and of the type word.
 
-def test_a_mistyped_command_suggests_the_closest(capsys) -> None:
+def test_a_mistyped_command_suggests_the_closest(capsys: Cap) -> None:
     code, _, err = run_cli("lod", "tag the release", capsys=capsys)
     assert code == 2 and "did you mean `engram load`?" in err
     code, _, err = run_cli("zzz", capsys=capsys)
@@ -180,7 +183,7 @@ def test_near_type(word: str, meant: str | None) -> None:
     assert near_type(word) == meant
 
 
-def test_save_warns_on_a_first_word_one_edit_from_a_type(roots: Roots, capsys) -> None:
+def test_save_warns_on_a_first_word_one_edit_from_a_type(roots: Roots, capsys: Cap) -> None:
     code, _, err = run_cli("save", "rul", "Run", "the", "linter.", "--answer", "C",
                            capsys=capsys)
     assert code == 0 and "'rul' is read as text, not as the type 'rule'" in err
@@ -190,7 +193,7 @@ def test_save_warns_on_a_first_word_one_edit_from_a_type(roots: Roots, capsys) -
     assert "warning" not in err
 
 
-def test_status_names_the_rule_variant_load_prints(roots: Roots, capsys) -> None:
+def test_status_names_the_rule_variant_load_prints(roots: Roots, capsys: Cap) -> None:
     run_cli("save", "rule", "--force", SMOKE, capsys=capsys)
     for variant in (None, "strict", "off", "light"):
         if variant:

@@ -32,7 +32,7 @@ def ws(project: Path) -> Path:
 
 
 def _keys(task: str) -> list[str]:
-    return load(resolve(), query=task).data["selected_keys"]
+    return list(load(resolve(), query=task).data["selected_keys"])
 
 
 def test_a_task_sharing_only_a_common_word_routes_nothing(ws: Path) -> None:

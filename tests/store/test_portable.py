@@ -21,7 +21,10 @@ import pytest
 
 from engram.safety.paths import PathEscape, contained_path
 from engram.store import locks
-from engram.store.ids import unique_id, windows_reserved
+from engram.store.ids import is_reserved, slugify
+
+Cap = pytest.CaptureFixture[str]
+MP = pytest.MonkeyPatch
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="fcntl backend")
 
@@ -189,7 +192,7 @@ def test_windows_backend_raises_what_is_not_a_conflict(lock: Path) -> None:
 
 
 def test_open_nofollow_refuses_a_symlink_with_and_without_the_flag(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: MP) -> None:
     target = tmp_path / "secret.txt"
     target.write_text("outside", encoding="utf-8")
     link = tmp_path / "memory.md"
@@ -235,21 +238,23 @@ def test_posix_relative_paths_map_to_the_same_windows_parts(tmp_path: Path) -> N
 @pytest.mark.parametrize(("name", "reserved"), [
     ("con", True), ("CON", True), ("nul.md", True), ("aux.tar.gz", True), ("com1", True),
     ("lpt9.md", True), ("console", False), ("con-rules", False), ("com10", False),
+    ("nul-memory", False),
     ("run-tests", False),
 ])
 def test_windows_reserved_names(name: str, reserved: bool) -> None:
-    assert windows_reserved(name) is reserved
+    assert is_reserved(name) is reserved
 
 
 def test_a_new_id_is_never_a_windows_device_name() -> None:
-    assert unique_id("run-tests", set()) == "run-tests"
-    for base in ("con", "nul", "com1", "aux"):
-        new = unique_id(base, set())
-        assert new.startswith(f"{base}-") and not windows_reserved(new)
-        assert not windows_reserved(PureWindowsPath(f"rules/{new}.md").stem)
+    assert slugify("Run tests") == "run-tests"
+    for title in ("Con", "NUL.", "com1", "Aux"):
+        new = slugify(title)
+        assert new.startswith(f"{title.lower().rstrip('.')}-") and not is_reserved(new)
+        assert not is_reserved(PureWindowsPath(f"rules/{new}.md").stem)
 
 
-def test_saving_a_memory_titled_like_a_device_gets_a_portable_file(project: Path, capsys) -> None:
+def test_saving_a_memory_titled_like_a_device_gets_a_portable_file(project: Path,
+                                                                    capsys: Cap) -> None:
     from tests.helpers import run_cli
 
     assert run_cli("init", capsys=capsys)[0] == 0

@@ -18,6 +18,9 @@ from engram.store.ts_index import entry, updated_index
 from tests.conftest import FIXTURES
 from tests.helpers import run_cli
 
+Cap = pytest.CaptureFixture[str]
+MP = pytest.MonkeyPatch
+
 TS_ROOT = FIXTURES / "ts_workspace" / ".agents" / ".engram"
 GRAFANA = "Grafana dashboards live in the ops repository under dashboards."
 GRAFANA_FILE = "knowledge/grafana-dashboards-live-in-the-ops-repository-under-dashboards.md"
@@ -59,7 +62,7 @@ def test_our_entry_has_the_ts_tools_shape_for_its_own_files(ts: dict[str, Any]) 
             assert ours[key] == ts[key], key
 
 
-def test_a_save_keeps_the_ts_index_current(root: Path, project: Path, capsys) -> None:
+def test_a_save_keeps_the_ts_index_current(root: Path, project: Path, capsys: Cap) -> None:
     for args in (["init", "-q"], ["config", "user.name", "Ada Tester"],
                  ["config", "user.email", "ada@example.org"]):
         subprocess.run(["git", *args], cwd=project, check=True)
@@ -82,7 +85,7 @@ def test_a_save_keeps_the_ts_index_current(root: Path, project: Path, capsys) ->
     assert run_cli("verify", capsys=capsys)[0] == 0
 
 
-def test_archive_drops_the_entry(root: Path, capsys) -> None:
+def test_archive_drops_the_entry(root: Path, capsys: Cap) -> None:
     rule = "run-the-smoke-suite-before-tagging-a-release"
     code, out, err = run_cli("archive", rule, "--reason", "replaced by CI", capsys=capsys)
     assert code == 0, out + err
@@ -91,7 +94,7 @@ def test_archive_drops_the_entry(root: Path, capsys) -> None:
         "skill-tag-a-release-in-three-steps-bump-the-version-update-the"]
 
 
-def test_a_root_without_a_ts_index_gets_none(project: Path, capsys) -> None:
+def test_a_root_without_a_ts_index_gets_none(project: Path, capsys: Cap) -> None:
     run_cli("init", capsys=capsys)
     assert run_cli("save", "knowledge", "--force", GRAFANA, capsys=capsys)[0] == 0
     assert not (project / ".agents/.engram/memory.index.json").exists()
@@ -102,7 +105,7 @@ def test_an_index_it_cannot_read_is_left_alone() -> None:
     assert updated_index('{"entries": 3}', [], []) is None
 
 
-def test_set_role_keeps_the_ts_configs_key_order(root: Path, capsys) -> None:
+def test_set_role_keeps_the_ts_configs_key_order(root: Path, capsys: Cap) -> None:
     path = root / "engram.config.json"
     old = path.read_text(encoding="utf-8")
     assert run_cli("set-role", "backend", capsys=capsys)[0] == 0
@@ -113,7 +116,7 @@ def test_set_role_keeps_the_ts_configs_key_order(root: Path, capsys) -> None:
     assert changed == ['-  "roles": [],', '+  "roles": [', '+    "backend"', '+  ],']
 
 
-def test_rehash_and_save_keep_the_ts_hashes_order(root: Path, capsys) -> None:
+def test_rehash_and_save_keep_the_ts_hashes_order(root: Path, capsys: Cap) -> None:
     path = root / "memory.hashes.json"
     old = path.read_text(encoding="utf-8")
     assert run_cli("rehash", capsys=capsys)[0] == 0
@@ -123,7 +126,7 @@ def test_rehash_and_save_keep_the_ts_hashes_order(root: Path, capsys) -> None:
     assert keys == [*json.loads(old), GRAFANA_FILE]
 
 
-def test_our_own_hashes_stay_sorted(project: Path, capsys) -> None:
+def test_our_own_hashes_stay_sorted(project: Path, capsys: Cap) -> None:
     run_cli("init", capsys=capsys)
     for text in ("Zebra crossings need a light.", "Apples ship on Mondays."):
         run_cli("save", "knowledge", "--force", text, capsys=capsys)
@@ -131,7 +134,7 @@ def test_our_own_hashes_stay_sorted(project: Path, capsys) -> None:
     assert keys == sorted(keys) and len(keys) == 2
 
 
-def test_init_appends_our_ignore_lines_to_a_ts_gitignore(root: Path, capsys) -> None:
+def test_init_appends_our_ignore_lines_to_a_ts_gitignore(root: Path, capsys: Cap) -> None:
     old = (root / ".gitignore").read_text(encoding="utf-8")
     assert run_cli("init", capsys=capsys)[0] == 0
     new = (root / ".gitignore").read_text(encoding="utf-8")
@@ -139,7 +142,7 @@ def test_init_appends_our_ignore_lines_to_a_ts_gitignore(root: Path, capsys) -> 
     assert {".cache/", ".lock"} <= set(new[len(old):].split())
 
 
-def test_role_scoped_ts_memories_stay_hidden_without_a_role(root: Path, capsys) -> None:
+def test_role_scoped_ts_memories_stay_hidden_without_a_role(root: Path, capsys: Cap) -> None:
     """SPEC §6.1 (README, compatibility): unlike the TypeScript tool, no role set hides them."""
     _, out, _ = run_cli("load", "tag the release smoke suite", capsys=capsys)
     assert "run-the-smoke-suite-before-tagging-a-release" not in out
@@ -148,14 +151,14 @@ def test_role_scoped_ts_memories_stay_hidden_without_a_role(root: Path, capsys) 
     assert "run-the-smoke-suite-before-tagging-a-release" in out
 
 
-def test_a_write_without_init_still_ignores_our_lock_and_cache(root: Path, capsys) -> None:
+def test_a_write_without_init_still_ignores_our_lock_and_cache(root: Path, capsys: Cap) -> None:
     old = (root / ".gitignore").read_text(encoding="utf-8")
     run_cli("save", "knowledge", "--scope", "workspace", "--force", GRAFANA, capsys=capsys)
     new = (root / ".gitignore").read_text(encoding="utf-8")
     assert new.startswith(old) and {".cache/", ".lock"} <= set(new.split())
 
 
-def test_a_hand_edit_approved_by_rehash_reaches_the_ts_index(root: Path, capsys) -> None:
+def test_a_hand_edit_approved_by_rehash_reaches_the_ts_index(root: Path, capsys: Cap) -> None:
     rel = "knowledge/billing-owns-invoice-numbering-the-api-only-forwards-requests-to-it.md"
     path = root / rel
     path.write_text(path.read_text("utf-8").replace(

@@ -1,4 +1,4 @@
-"""Routing quality on fixture sets (§13), side by side with a grep baseline.
+"""Routing quality on fixture sets (BENCHMARKS.md), side by side with a grep baseline.
 
 A fixture directory holds `workspace/` (an Engram root), optionally `global/`, and
 `queries.json`. It is copied to a scratch project (so the derived index never lands in the

@@ -30,8 +30,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
 # Rows that routing may hide (always: superseded, low confidence; by the user's roles or the
 # date: role-scoped memories and working notes) are marked `mem.hidable`; a partial index lists
 # just those, and `fill_hidden` keeps the ones the policy hides in a temporary table that the
-# BM25 query excludes by row id (§6.1.1), so ranking and counting never join every match with
-# `mem`. Archived memories are not indexed at all.
+# BM25 query excludes by row id (docs/reading.md), so ranking and counting never join every match
+# with `mem`. Archived memories are not indexed at all.
 _HIDDEN_NAME = "engram_hidden"
 HIDDEN_ROWS = f"temp.{_HIDDEN_NAME}"  # per connection (fill_hidden)
 _SEP = "\x1f"  # joins list values; never part of an id or a tag

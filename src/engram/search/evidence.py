@@ -1,4 +1,5 @@
-"""Evidence pruning (§6.1.3): drop candidates whose only link to the task is a passing word.
+"""Evidence pruning (docs/reading.md): drop candidates whose only link to the task is a passing
+word.
 
 BM25 scores one rare query word in a short title as highly as a real subject match, so a store
 that also holds other teams' notes routes "clean out the office fridge on Fridays" for "ship on

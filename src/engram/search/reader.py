@@ -251,7 +251,7 @@ class Reader:
                 or not self._plain_dirs(root, parts[:-1]):
             return Store(root).read_bytes(rel)
         try:
-            fd = locks.open_nofollow(f"{root.path}/{rel}")
+            fd = locks.open_nofollow(f"{root.path}/{rel}", locks.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return Store(root).read_bytes(rel)
@@ -303,7 +303,3 @@ class Reader:
                 if rel.rsplit("/", 1)[-1] == f"{memory_id}.md":
                     out.append((root.scope, rel))
         return out
-
-
-def skipped_lines(skips: Sequence[Skip]) -> list[str]:
-    return [s.line for s in skips]

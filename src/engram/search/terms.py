@@ -74,10 +74,6 @@ def anchors(query: str) -> list[str]:
     return list(seen)
 
 
-def stem_set(text: str) -> frozenset[str]:
-    return frozenset(stems(text))
-
-
 def one_edit(a: str, b: str) -> bool:
     """Whether `b` is `a` with one letter changed, added or dropped, or two neighbours swapped."""
     if a == b or abs(len(a) - len(b)) > 1:

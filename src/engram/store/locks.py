@@ -32,6 +32,7 @@ from typing import Any
 
 O_BINARY: int = getattr(os, "O_BINARY", 0)
 O_NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+O_NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)  # a FIFO in place of a file never blocks an open
 READ_FLAGS = os.O_RDONLY | O_BINARY
 WRITE_FLAGS = os.O_WRONLY | O_BINARY
 POLL_S = 0.005
@@ -107,8 +108,8 @@ def release(fd: int, *, backend: _Posix | _Windows | None = None) -> None:
     (backend or _os_backend()).unlock(fd)
 
 
-def open_nofollow(path: str | os.PathLike[str]) -> int:
+def open_nofollow(path: str | os.PathLike[str], extra: int = 0) -> int:
     """Open a file for reading, refusing a symlink in its last component (errno ELOOP)."""
     if not O_NOFOLLOW and Path(path).is_symlink():
         raise OSError(errno.ELOOP, "is a symbolic link", str(path))
-    return os.open(path, READ_FLAGS | O_NOFOLLOW)
+    return os.open(path, READ_FLAGS | O_NOFOLLOW | extra)
