@@ -1,4 +1,4 @@
-"""Portable file locks and open flags: the only module that knows POSIX from Windows.
+"""Portable file locks and open flags for POSIX and Windows.
 
 `acquire(fd, shared=…, deadline=…)` takes an advisory whole-file lock on an open descriptor,
 polling until `deadline` (a `time.monotonic()` value); `release(fd)` gives it back. The contract
