@@ -1,0 +1,184 @@
+"""The scenarios, judged only on what the model received (the recorded requests) and the store.
+
+Each check returns (status, evidence): PASS, FAIL, SKIP (could not be exercised: evidence says
+why) or n/a (the host has no such feature). Evidence quotes what the model was given.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import project as proj
+from .session import Session, Turn
+
+Result = tuple[str, str]
+SCENARIOS = ("tools", "hooks", "load", "save", "commit", "once")
+TITLES = {
+    "tools": "all Engram tools listed to the model",
+    "hooks": "hook packs in front of the model (Claude)",
+    "load": "engram_load result carries the memory body, once",
+    "save": "engram_save result carries candidate text + approval guidance, once",
+    "commit": "headless engram_commit refused, nothing written",
+    "once": "a memory body is injected by hooks once per session (Claude)",
+}
+HOOK_BLOCK = re.compile(r"(\w+) hook additional context:")
+
+
+def quote(text: str, limit: int = 220) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "…")
+
+
+def _main_requests(s: Session, turn: Turn) -> list[dict[str, Any]]:
+    """Conversation requests (they list tools); side requests (titles, routers) have none."""
+    return [r for r in turn.requests
+            if r.get("api") == s.host.api.name and s.host.api.listed(r.get("body") or {})]
+
+
+def _results(s: Session) -> list[str]:
+    """Tool results the model received in turn 1, in call order (load, save, commit)."""
+    main = _main_requests(s, s.turns[0]) if s.turns else []
+    return s.host.api.results(main[-1]["body"]) if main else []
+
+
+def _no_conversation(s: Session) -> Result | None:
+    if s.error:
+        return "FAIL", s.error
+    if not s.turns or not _main_requests(s, s.turns[0]):
+        tail = s.turns[0].output_tail if s.turns else ""
+        exit_code = s.turns[0].exit_code if s.turns else "-"
+        return "FAIL", f"the host sent no conversation request (exit {exit_code}): {quote(tail)}"
+    return None
+
+
+def check_tools(s: Session) -> Result:
+    main = _main_requests(s, s.turns[0])
+    listed = set(s.host.api.engram_tools(main[0]["body"]))
+    missing = sorted(set(s.server_tools) - listed)
+    if missing:
+        return "FAIL", (f"{len(listed)}/{len(s.server_tools)} listed; missing: "
+                        f"{', '.join(missing)}")
+    return "PASS", f"{len(listed)}/{len(s.server_tools)} tools listed"
+
+
+def _call_result(s: Session, index: int, tool: str) -> tuple[str | None, Result | None]:
+    results = _results(s)
+    if len(results) <= index:
+        return None, ("FAIL", f"no result for the scripted {tool} reached the model")
+    return results[index], None
+
+
+def _carries(s: Session, tool: str, got: str, marker: str, extra: bool = True) -> Result:
+    sent = s.reference.get(tool, "").count(marker)
+    seen = got.count(marker)
+    if seen == 0:
+        return "FAIL", f"{marker} body text not received; model got {quote(got)}"
+    if not extra:
+        return "FAIL", f"approval guidance not received; model got {quote(got)}"
+    if sent and seen > sent:
+        return "FAIL", (f"received twice: {marker} {seen}× in the result, the server's text "
+                        f"has it {sent}×")
+    return "PASS", f"model got {quote(got, 120)}"
+
+
+def check_load(s: Session) -> Result:
+    got, bad = _call_result(s, 0, "engram_load")
+    if got is None:
+        return bad or ("FAIL", "")
+    return _carries(s, "engram_load", got, proj.RULE.marker)
+
+
+def check_save(s: Session) -> Result:
+    got, bad = _call_result(s, 1, "engram_save")
+    if got is None:
+        return bad or ("FAIL", "")
+    guidance = bool(re.search(r"human", got, re.IGNORECASE)) and "engram_commit" in got
+    return _carries(s, "engram_save", got, proj.SAVED.marker, guidance)
+
+
+def check_commit(s: Session) -> Result:
+    got, bad = _call_result(s, 2, "engram_commit")
+    if got is None:
+        return bad or ("FAIL", "")
+    written = sorted(k for k in s.store_after if s.store_before.get(k) != s.store_after[k])
+    if written:
+        return "FAIL", f"commit ran without a human and wrote {', '.join(written)}; " \
+                       f"model got {quote(got, 120)}"
+    if "engram_commit" not in s.host.api.engram_tools(_main_requests(s, s.turns[0])[0]["body"]):
+        return "SKIP", f"engram_commit was not offered to the model; model got {quote(got, 120)}"
+    if not s.token_valid:
+        return "FAIL", f"inconclusive: the minted token did not commit afterwards either " \
+                       f"({s.token_note})"
+    return "PASS", f"nothing written (token still valid afterwards); model got {quote(got, 120)}"
+
+
+def hook_blocks(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(event, text) of every hook-context block in a Claude request, outside tool results."""
+    texts: list[str] = []
+    system = body.get("system")
+    if isinstance(system, str):
+        texts.append(system)
+    elif isinstance(system, list):
+        texts += [str(b.get("text", "")) for b in system if isinstance(b, dict)]
+    for msg in body.get("messages") or []:
+        content = msg.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts += [str(b.get("text", "")) for b in content
+                      if isinstance(b, dict) and b.get("type") == "text"]
+    blocks = []
+    for text in texts:
+        marks = list(HOOK_BLOCK.finditer(text))
+        for i, m in enumerate(marks):
+            end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+            blocks.append((m.group(1), text[m.end():end]))
+    return blocks
+
+
+def check_hooks(s: Session) -> Result:
+    if not s.host.hooks:
+        return "n/a", ""
+    blocks = hook_blocks(_main_requests(s, s.turns[0])[0]["body"])
+    if not blocks:
+        return "FAIL", "no hook context reached the model"
+    missing = [m.marker for m in proj.STORED
+               if not any(m.marker in text for _, text in blocks)]
+    events = ", ".join(sorted({event for event, _ in blocks}))
+    if missing:
+        return "FAIL", f"hook context from {events} lacks {', '.join(missing)}: " \
+                       f"{quote(' / '.join(t for _, t in blocks))}"
+    return "PASS", f"{events} context carries {', '.join(m.marker for m in proj.STORED)}"
+
+
+def check_once(s: Session) -> Result:
+    if not s.host.hooks:
+        return "n/a", ""
+    if len(s.turns) < 2 or not _main_requests(s, s.turns[-1]):
+        return "FAIL", "the resumed second turn sent no conversation request"
+    blocks = hook_blocks(_main_requests(s, s.turns[-1])[-1]["body"])
+    counts = {m.marker: [e for e, text in blocks if m.marker in text] for m in proj.STORED}
+    twice = {k: v for k, v in counts.items() if len(v) > 1}
+    if twice:
+        return "FAIL", "; ".join(f"{k} injected {len(v)}× ({' + '.join(v)})"
+                                 for k, v in twice.items())
+    if not counts[proj.RULE.marker]:
+        return "FAIL", "the rule was never injected by a hook"
+    return "PASS", "; ".join(f"{k} once ({v[0]})" for k, v in counts.items() if v)
+
+
+CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
+          "commit": check_commit, "once": check_once}
+
+
+def judge(s: Session) -> dict[str, Result]:
+    """Every scenario's outcome for one host session."""
+    broken = _no_conversation(s)
+    out: dict[str, Result] = {}
+    for name in SCENARIOS:
+        if name in ("hooks", "once") and not s.host.hooks:
+            out[name] = ("n/a", "")
+        else:
+            out[name] = broken or CHECKS[name](s)
+    return out
