@@ -19,6 +19,8 @@
 #   E2E_TIMEOUT     seconds per host run (default 120)
 #   E2E_JOBS        hosts run at once (default 1)
 #   E2E_REPORT      write the results as JSON to this file
+#   E2E_ALLOW=1     diagnostic: allow engram_load/engram_save per run in each host (never commit),
+#                   to tell a denied tool apart from a result whose text the host dropped
 #   PYTHON          interpreter for the driver (stdlib only; default python3)
 set -uo pipefail
 
@@ -61,6 +63,7 @@ args=(--hosts-bin "$clis/node_modules/.bin" --engram-bin "$engram_bin" --work "$
       --timeout "${E2E_TIMEOUT:-120}" --jobs "${E2E_JOBS:-1}")
 [ -n "${E2E_HOSTS:-}" ] && args+=(--hosts "$E2E_HOSTS")
 [ -n "${E2E_REPORT:-}" ] && args+=(--report "$E2E_REPORT")
+[ "${E2E_ALLOW:-0}" = 1 ] && args+=(--allow-load-save)
 
 # Only loopback exists inside: the hosts, the engram servers and the mock all talk over it.
 # shellcheck disable=SC2016

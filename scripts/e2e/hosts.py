@@ -24,6 +24,9 @@ class Ctx:
     project: Path
     port: int
     engram_on_path: bool = True
+    # Diagnostic variant: the user allowed engram_load and engram_save for this run (the host's
+    # own per-run switch; never engram_commit), to tell "denied" apart from "text dropped".
+    allow: bool = False
 
     @property
     def url(self) -> str:
@@ -71,7 +74,9 @@ CLAUDE_SESSION = "0e2e0e2e-0000-4000-8000-00000000e2e0"
 
 def _claude_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
     session = ["--resume", resume] if resume else ["--session-id", CLAUDE_SESSION]
-    return ["claude", "-p", prompt, "--output-format", "json", *session]
+    allow = (["--allowedTools", "mcp__engram__engram_load mcp__engram__engram_save"]
+             if ctx.allow else [])
+    return ["claude", "-p", prompt, "--output-format", "json", *session, *allow]
 
 
 # --- Codex ------------------------------------------------------------------------------------
@@ -83,8 +88,10 @@ def _codex_env(ctx: Ctx) -> dict[str, str]:
 def _codex_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
     provider = (f'model_providers.mock={{name="Mock", base_url="{ctx.url}/v1", '
                 'wire_api="responses", env_key="MOCK_API_KEY"}')
+    allow = (["-c", 'mcp_servers.engram.tools.engram_save.approval_mode="approve"']
+             if ctx.allow else [])
     return ["codex", "exec", "--json", "-c", "model_provider=mock", "-c", "model=mock-model",
-            "-c", provider, prompt]
+            "-c", provider, *allow, prompt]
 
 
 # --- Gemini CLI -------------------------------------------------------------------------------
@@ -93,6 +100,9 @@ def _gemini_setup(ctx: Ctx) -> None:
     _write_json(ctx.home / ".gemini" / "settings.json",
                 {"security": {"auth": {"selectedType": "gemini-api-key"}}})
     _write_json(ctx.home / ".gemini" / "trustedFolders.json", {str(ctx.project): "TRUST_FOLDER"})
+    rules = "".join(f'[[rule]]\nmcpName = "engram"\ntoolName = "{tool}"\ndecision = "allow"\n'
+                    "priority = 200\n\n" for tool in ("engram_load", "engram_save"))
+    (ctx.home / "e2e-allow.toml").write_text(rules, encoding="utf-8")
 
 
 def _gemini_env(ctx: Ctx) -> dict[str, str]:
@@ -101,7 +111,8 @@ def _gemini_env(ctx: Ctx) -> dict[str, str]:
 
 
 def _gemini_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
-    return ["gemini", "-p", prompt, "--output-format", "json"]
+    allow = ["--policy", str(ctx.home / "e2e-allow.toml")] if ctx.allow else []
+    return ["gemini", "-p", prompt, "--output-format", "json", *allow]
 
 
 # --- OpenCode ---------------------------------------------------------------------------------

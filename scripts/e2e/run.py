@@ -31,6 +31,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--timeout", type=int, default=120, help="seconds per host run")
     p.add_argument("--jobs", type=int, default=1, help="hosts run at once")
     p.add_argument("--report", type=Path, help="write the results as JSON here")
+    p.add_argument("--allow-load-save", action="store_true",
+                   help="diagnostic: allow engram_load and engram_save with each host's own "
+                        "per-run switch (never engram_commit)")
     p.add_argument("--engram-off-path", action="store_true",
                    help="link and run hosts without the engram bin dir on PATH")
     return p.parse_args(argv)
@@ -78,7 +81,7 @@ def main(argv: list[str]) -> int:
     def one(name: str) -> tuple[Session, str, float]:
         host = HOSTS[name]
         ctx = Ctx(args.hosts_bin, args.engram_bin, work / name / "home", work / name / "project",
-                  0, on_path)
+                  0, on_path, args.allow_load_save)
         ctx.home.mkdir(parents=True)
         start = time.monotonic()
         session = run_session(host, ctx, setup_ctx.project, work, args.timeout)
@@ -90,6 +93,9 @@ def main(argv: list[str]) -> int:
     rows = {s.host.name: judge(s) for s, _, _ in done}
 
     print(f"\nengram under test: {engram_version} ({args.engram_bin})")
+    if args.allow_load_save:
+        print("variant: engram_load and engram_save allowed per run (--allowedTools, Codex "
+              "approval_mode, Gemini --policy); engram_commit left as link wrote it")
     for s, ver, secs in done:
         turns = ", ".join(f"exit {t.exit_code} in {t.seconds:.1f}s" for t in s.turns)
         print(f"  {s.host.name}: {ver}; {secs:.0f}s ({turns})")
