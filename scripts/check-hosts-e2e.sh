@@ -19,6 +19,8 @@
 #   E2E_TIMEOUT     seconds per host run (default 120)
 #   E2E_JOBS        hosts run at once (default 1)
 #   E2E_REPORT      write the results as JSON to this file
+#   E2E_KNOWN_FAILURES=1  host/scenario pairs in scripts/e2e/known-failures.txt count as XFAIL
+#                   (one that passes fails the run); CI uses this until the fixes land
 #   E2E_ALLOW=1     diagnostic: allow engram_load/engram_save per run in each host (never commit),
 #                   to tell a denied tool apart from a result whose text the host dropped
 #   PYTHON          interpreter for the driver (stdlib only; default python3)
@@ -64,11 +66,13 @@ args=(--hosts-bin "$clis/node_modules/.bin" --engram-bin "$engram_bin" --work "$
 [ -n "${E2E_HOSTS:-}" ] && args+=(--hosts "$E2E_HOSTS")
 [ -n "${E2E_REPORT:-}" ] && args+=(--report "$E2E_REPORT")
 [ "${E2E_ALLOW:-0}" = 1 ] && args+=(--allow-load-save)
+[ "${E2E_KNOWN_FAILURES:-0}" = 1 ] && args+=(--known-failures "$here/scripts/e2e/known-failures.txt")
 
 # Only loopback exists inside: the hosts, the engram servers and the mock all talk over it.
 # shellcheck disable=SC2016
 PYTHONPATH="$here/scripts" unshare -n bash -c 'ip link set lo up && exec "$@"' e2e \
   "$py" -m e2e.run "${args[@]}"
 status=$?
+[ -z "${E2E_WORK:-}" ] && echo "(the scratch dir is removed; set E2E_WORK=<dir> to keep it)"
 echo "host e2e: $(($(date +%s) - start))s in all"
 exit $status
