@@ -21,6 +21,9 @@
 #   E2E_REPORT      write the results as JSON to this file
 #   E2E_KNOWN_FAILURES=1  host/scenario pairs in scripts/e2e/known-failures.txt count as XFAIL
 #                   (one that passes fails the run); CI uses this until the fixes land
+#   E2E_ENGRAM_OFF_PATH=1  run `engram link` by absolute path and the hosts without the engram
+#                   bin dir on PATH (tests the launch command link writes; default: on PATH,
+#                   as with an activated venv)
 #   E2E_ALLOW=1     diagnostic: allow engram_load/engram_save per run in each host (never commit),
 #                   to tell a denied tool apart from a result whose text the host dropped
 #   PYTHON          interpreter for the driver (stdlib only; default python3)
@@ -66,6 +69,7 @@ args=(--hosts-bin "$clis/node_modules/.bin" --engram-bin "$engram_bin" --work "$
 [ -n "${E2E_HOSTS:-}" ] && args+=(--hosts "$E2E_HOSTS")
 [ -n "${E2E_REPORT:-}" ] && args+=(--report "$E2E_REPORT")
 [ "${E2E_ALLOW:-0}" = 1 ] && args+=(--allow-load-save)
+[ "${E2E_ENGRAM_OFF_PATH:-0}" = 1 ] && args+=(--engram-off-path)
 [ "${E2E_KNOWN_FAILURES:-0}" = 1 ] && args+=(--known-failures "$here/scripts/e2e/known-failures.txt")
 
 # Only loopback exists inside: the hosts, the engram servers and the mock all talk over it.

@@ -6,6 +6,7 @@ why) or n/a (the host has no such feature). Evidence quotes what the model was g
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -13,14 +14,15 @@ from . import project as proj
 from .session import Session, Turn
 
 Result = tuple[str, str]
-SCENARIOS = ("tools", "hooks", "load", "save", "commit", "once")
+SCENARIOS = ("tools", "hooks", "load", "save", "commit", "once", "resume")
 TITLES = {
     "tools": "all Engram tools listed to the model",
     "hooks": "hook packs in front of the model (Claude)",
     "load": "engram_load result carries the memory body, once",
     "save": "engram_save result carries candidate text + approval guidance, once",
     "commit": "headless engram_commit refused, nothing written",
-    "once": "a memory body is injected by hooks once per session (Claude)",
+    "once": "hooks inject a memory body once per session: two prompts, one process (Claude)",
+    "resume": "… and still once after `claude --resume` of that session (Claude)",
 }
 HOOK_BLOCK = re.compile(r"(\w+) hook additional context:")
 
@@ -46,7 +48,7 @@ def _no_conversation(s: Session) -> Result | None:
     if s.error:
         return "FAIL", s.error
     if not s.turns or not _main_requests(s, s.turns[0]):
-        tail = s.turns[0].output_tail if s.turns else ""
+        tail = s.turns[0].output[-600:] if s.turns else ""
         exit_code = s.turns[0].exit_code if s.turns else "-"
         return "FAIL", f"the host sent no conversation request (exit {exit_code}): {quote(tail)}"
     return None
@@ -97,10 +99,24 @@ def check_save(s: Session) -> Result:
     return _carries(s, "engram_save", got, proj.SAVED.marker, guidance)
 
 
+def _stopped(s: Session, tool: str) -> str | None:
+    """The host's own words when it ended the turn at `tool` instead of returning a result."""
+    called = any(r.get("answered") == tool for r in s.turns[0].requests)
+    if not called:
+        return None
+    said = re.findall(r"[^\n]*(?:reject|denied|declin|permission)[^\n]*", s.turns[0].output,
+                      re.IGNORECASE)
+    return "the host ended the turn without sending a result" + (
+        f"; it said {quote(said[-1], 160)}" if said else "")
+
+
 def check_commit(s: Session) -> Result:
     got, bad = _call_result(s, 2, "engram_commit")
     if got is None:
-        return bad or ("FAIL", "")
+        stopped = _stopped(s, "engram_commit")
+        if stopped is None:
+            return bad or ("FAIL", "")
+        got = stopped
     written = sorted(k for k in s.store_after if s.store_before.get(k) != s.store_after[k])
     if written:
         return "FAIL", f"commit ran without a human and wrote {', '.join(written)}; " \
@@ -152,24 +168,50 @@ def check_hooks(s: Session) -> Result:
     return "PASS", f"{events} context carries {', '.join(m.marker for m in proj.STORED)}"
 
 
-def check_once(s: Session) -> Result:
-    if not s.host.hooks:
-        return "n/a", ""
-    if len(s.turns) < 2 or not _main_requests(s, s.turns[-1]):
-        return "FAIL", "the resumed second turn sent no conversation request"
-    blocks = hook_blocks(_main_requests(s, s.turns[-1])[-1]["body"])
-    counts = {m.marker: [e for e, text in blocks if m.marker in text] for m in proj.STORED}
-    twice = {k: v for k, v in counts.items() if len(v) > 1}
-    if twice:
+def _last_blocks(s: Session, turn: int, prompt: str) -> list[tuple[str, str]] | Result:
+    """Hook blocks the model had in front of it at the end of a run (the whole history)."""
+    main = _main_requests(s, s.turns[turn]) if len(s.turns) > turn else []
+    if not main or prompt not in json.dumps(main[-1]["body"], ensure_ascii=False):
+        return "FAIL", f"the prompt {quote(prompt, 60)} never reached the model"
+    return hook_blocks(main[-1]["body"])
+
+
+def _repeats(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> Result:
+    """FAIL when a block in `new` carries a memory body already in `old` or earlier in `new`."""
+    seen = {m.marker: [e for e, text in old if m.marker in text] for m in proj.STORED}
+    again: dict[str, list[str]] = {}
+    for event, text in new:
+        for marker, events in seen.items():
+            if marker in text:
+                if events:
+                    again.setdefault(marker, list(events)).append(event)
+                events.append(event)
+    if again:
         return "FAIL", "; ".join(f"{k} injected {len(v)}× ({' + '.join(v)})"
-                                 for k, v in twice.items())
-    if not counts[proj.RULE.marker]:
+                                 for k, v in again.items())
+    if not seen[proj.RULE.marker]:
         return "FAIL", "the rule was never injected by a hook"
-    return "PASS", "; ".join(f"{k} once ({v[0]})" for k, v in counts.items() if v)
+    return "PASS", "; ".join(f"{k} once ({v[0]})" for k, v in seen.items() if v)
+
+
+def check_once(s: Session) -> Result:
+    blocks = _last_blocks(s, 0, proj.PROMPT_2)
+    return _repeats([], blocks) if isinstance(blocks, list) else blocks
+
+
+def check_resume(s: Session) -> Result:
+    """Only what the resumed run added counts: a body injected again after --resume."""
+    before = _last_blocks(s, 0, proj.PROMPT_2)
+    after = _last_blocks(s, 1, proj.PROMPT_3)
+    if not isinstance(after, list):
+        return after
+    if not isinstance(before, list):
+        return before
+    return _repeats(before, after[len(before):])
 
 
 CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
-          "commit": check_commit, "once": check_once}
+          "commit": check_commit, "once": check_once, "resume": check_resume}
 
 
 def judge(s: Session) -> dict[str, Result]:
@@ -177,7 +219,7 @@ def judge(s: Session) -> dict[str, Result]:
     broken = _no_conversation(s)
     out: dict[str, Result] = {}
     for name in SCENARIOS:
-        if name in ("hooks", "once") and not s.host.hooks:
+        if name in ("hooks", "once", "resume") and not s.host.hooks:
             out[name] = ("n/a", "")
         else:
             out[name] = broken or CHECKS[name](s)

@@ -51,8 +51,9 @@ class Host:
     link: tuple[tuple[str, ...], ...]  # `engram` argument lists, run in the project
     setup: Callable[[Ctx], None]
     env: Callable[[Ctx], dict[str, str]]
-    argv: Callable[[Ctx, str, str | None], list[str]]  # (ctx, prompt, resume session) -> argv
-    hooks: bool = False  # has prompt hooks (Claude Code)
+    # (ctx, prompts, resume session) -> argv; several prompts go to stdin (stream_input)
+    argv: Callable[[Ctx, list[str], str | None], list[str]]
+    hooks: bool = False  # has prompt hooks, several prompts per process and resume (Claude Code)
 
 
 def _write_json(path: Path, data: object) -> None:
@@ -72,11 +73,20 @@ def _claude_env(ctx: Ctx) -> dict[str, str]:
 CLAUDE_SESSION = "0e2e0e2e-0000-4000-8000-00000000e2e0"
 
 
-def _claude_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
+def _claude_argv(ctx: Ctx, prompts: list[str], resume: str | None) -> list[str]:
     session = ["--resume", resume] if resume else ["--session-id", CLAUDE_SESSION]
     allow = (["--allowedTools", "mcp__engram__engram_load mcp__engram__engram_save"]
              if ctx.allow else [])
-    return ["claude", "-p", prompt, "--output-format", "json", *session, *allow]
+    if len(prompts) > 1:  # one process, one session, a turn per stdin line
+        return ["claude", "-p", "--input-format", "stream-json", "--output-format",
+                "stream-json", "--verbose", *session, *allow]
+    return ["claude", "-p", prompts[0], "--output-format", "json", *session, *allow]
+
+
+def stream_input(prompts: list[str]) -> str:
+    """Claude's stream-json stdin: one user message per turn."""
+    return "".join(json.dumps({"type": "user", "message": {"role": "user", "content": p}}) + "\n"
+                   for p in prompts)
 
 
 # --- Codex ------------------------------------------------------------------------------------
@@ -85,7 +95,8 @@ def _codex_env(ctx: Ctx) -> dict[str, str]:
     return base_env(ctx) | {"MOCK_API_KEY": "e2e-dummy", "CODEX_HOME": str(ctx.home / ".codex")}
 
 
-def _codex_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
+def _codex_argv(ctx: Ctx, prompts: list[str], resume: str | None) -> list[str]:
+    prompt = prompts[0]
     provider = (f'model_providers.mock={{name="Mock", base_url="{ctx.url}/v1", '
                 'wire_api="responses", env_key="MOCK_API_KEY"}')
     allow = (["-c", 'mcp_servers.engram.tools.engram_save.approval_mode="approve"']
@@ -110,7 +121,8 @@ def _gemini_env(ctx: Ctx) -> dict[str, str]:
                             "GEMINI_CLI_NO_RELAUNCH": "1"}
 
 
-def _gemini_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
+def _gemini_argv(ctx: Ctx, prompts: list[str], resume: str | None) -> list[str]:
+    prompt = prompts[0]
     allow = ["--policy", str(ctx.home / "e2e-allow.toml")] if ctx.allow else []
     return ["gemini", "-p", prompt, "--output-format", "json", *allow]
 
@@ -129,7 +141,8 @@ def _opencode_env(ctx: Ctx) -> dict[str, str]:
         "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
 
 
-def _opencode_argv(ctx: Ctx, prompt: str, resume: str | None) -> list[str]:
+def _opencode_argv(ctx: Ctx, prompts: list[str], resume: str | None) -> list[str]:
+    prompt = prompts[0]
     return ["opencode", "run", "--format", "json", prompt]
 
 
@@ -142,7 +155,9 @@ HOSTS: dict[str, Host] = {h.name: h for h in (
          _claude_env, _claude_argv, hooks=True),
     Host("codex", "codex", API_BY_NAME["responses"],
          (("link", "codex"), ("link", "--global", "codex")), _nothing, _codex_env, _codex_argv),
-    Host("gemini", "gemini", API_BY_NAME["gemini"], (("link", "gemini"),), _gemini_setup,
+    # `link gemini` says a headless Gemini needs the user-level policy of `link --global`.
+    Host("gemini", "gemini", API_BY_NAME["gemini"],
+         (("link", "gemini"), ("link", "--global", "gemini")), _gemini_setup,
          _gemini_env, _gemini_argv),
     Host("opencode", "opencode", API_BY_NAME["chat"], (("link", "opencode"),), _nothing,
          _opencode_env, _opencode_argv),

@@ -34,10 +34,12 @@ COMMITTED = Memory("rule", "Tag releases from the main branch only with signed t
                    "the release job checks for the GOLDEN-BADGER signature", "GOLDEN-BADGER")
 
 STORED = (RULE, KNOWLEDGE)
-# Turn 1 routes both stored memories; the load query and turn 2 route only the rule.
+# Turn 1 routes both stored memories; the load query and turns 2 and 3 route only the rule.
+# Claude runs turns 1 and 2 in one process (one session), then turn 3 with --resume.
 PROMPT_1 = ("E2E turn one: before the integration tests, check the billing service Stripe "
             "adapter and the alembic database migrations")
 PROMPT_2 = "E2E turn two: run the alembic database migrations and the integration tests"
+PROMPT_3 = "E2E turn three: the alembic database migrations, then the integration tests again"
 LOAD_QUERY = "run the alembic database migrations before the integration tests"
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import project as proj
-from .hosts import CLAUDE_SESSION, Ctx, Host, base_env
+from .hosts import CLAUDE_SESSION, Ctx, Host, base_env, stream_input
 from .mcpclient import Server, approval_token, content_text
 from .mockmodel import MockModel
 from .wire import Call
@@ -22,11 +23,11 @@ from .wire import Call
 
 @dataclass
 class Turn:
-    prompt: str
+    prompts: list[str]
     requests: list[dict[str, Any]]
     exit_code: int
     seconds: float
-    output_tail: str
+    output: str  # the host's stdout and stderr (last 20,000 characters)
 
 
 @dataclass
@@ -51,21 +52,52 @@ def _server(ctx: Ctx) -> Server:
     return Server([str(ctx.engram_bin / "engram-mcp")], ctx.project, env)
 
 
-def _run_host(host: Host, ctx: Ctx, model: MockModel, record: Path, prompt: str,
+def _run_host(host: Host, ctx: Ctx, model: MockModel, record: Path, prompts: list[str],
               resume: str | None, timeout: int) -> Turn:
     model.record = record
     record.write_text("", encoding="utf-8")
-    argv = ["timeout", "-k", "5", str(timeout), *host.argv(ctx, prompt, resume)]
+    argv = ["timeout", "-k", "5", str(timeout), *host.argv(ctx, prompts, resume)]
     start = time.monotonic()
-    done = subprocess.run(argv, cwd=ctx.project, env=host.env(ctx), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, check=False)
+    if len(prompts) > 1:
+        code, stdout, stderr = _conversation(argv, ctx, host.env(ctx), prompts)
+    else:
+        done = subprocess.run(argv, cwd=ctx.project, env=host.env(ctx), input="",
+                              capture_output=True, text=True, check=False)
+        code, stdout, stderr = done.returncode, done.stdout, done.stderr
     seconds = time.monotonic() - start
     log = record.with_suffix(".out")
-    log.write_text(f"$ {' '.join(argv[4:])}\nexit {done.returncode}\n--- stdout\n{done.stdout}"
-                   f"\n--- stderr\n{done.stderr}", encoding="utf-8")
+    log.write_text(f"$ {' '.join(argv[4:])}\nexit {code}\n--- stdout\n{stdout}"
+                   f"\n--- stderr\n{stderr}", encoding="utf-8")
     requests = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
-    tail = (done.stdout + done.stderr).strip()[-600:]
-    return Turn(prompt, requests, done.returncode, seconds, tail)
+    output = (stdout + "\n" + stderr).strip()[-20000:]
+    return Turn(prompts, requests, code, seconds, output)
+
+
+def _conversation(argv: list[str], ctx: Ctx, env: dict[str, str],
+                  prompts: list[str]) -> tuple[int, str, str]:
+    """Send each prompt only after the previous turn's result line: one turn per prompt.
+
+    (Written all at once, a later prompt is queued into the running turn and is no turn of its
+    own.) `timeout` in argv bounds the whole exchange: a killed host closes its output.
+    """
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(argv, cwd=ctx.project, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        if proc.stdin is None or proc.stdout is None:
+            raise RuntimeError("no pipes to the host")
+        lines: list[str] = []
+        for prompt in prompts:
+            proc.stdin.write(stream_input([prompt]))
+            proc.stdin.flush()
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith('{"type":"result"'):
+                    break
+        proc.stdin.close()
+        lines += proc.stdout.readlines()
+        code = proc.wait()
+        err.seek(0)
+        return code, "".join(lines), err.read()
 
 
 def run_session(host: Host, ctx: Ctx, template: Path, out: Path, timeout: int) -> Session:
@@ -105,11 +137,12 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
     model.script = [Call("engram_load", {"query": proj.LOAD_QUERY}),
                     Call("engram_save", {"text": proj.SAVED.text, "type": "rule"}),
                     Call("engram_commit", {"approval_token": token, "approve": "all"})]
-    s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-turn1.jsonl",
-                             proj.PROMPT_1, None, timeout))
+    first = [proj.PROMPT_1, proj.PROMPT_2] if host.hooks else [proj.PROMPT_1]
+    s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run1.jsonl", first, None,
+                             timeout))
     if host.hooks:
-        s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-turn2.jsonl",
-                                 proj.PROMPT_2, CLAUDE_SESSION, timeout))
+        s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run2-resumed.jsonl",
+                                 [proj.PROMPT_3], CLAUDE_SESSION, timeout))
     s.store_after = proj.store_files(ctx.project)
     s.token_valid, s.token_note = _control(ctx, token)
     return s
