@@ -188,6 +188,13 @@ then
 else
   fail "claude after unlink: the user's docs server or the project's .mcp.json lint is gone"
 fi
+settings=".claude/settings.local.json"
+if [ ! -f "$settings" ] || ! grep -qE "agent-hook|mcp__engram" "$settings"; then
+  pass "after unlink $settings holds no Engram hook or permission rule"
+else
+  fail "after unlink $settings still holds Engram entries:" \
+    "$(grep -E "agent-hook|mcp__engram" "$settings")"
+fi
 engram unlink --global codex >/dev/null || fail "engram unlink --global codex"
 out="$(run timeout 120 codex mcp list 2>&1)"
 echo "$out" | grep -v "^WARNING: proceeding" | show codex
@@ -211,6 +218,9 @@ elif "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['ui']=={'theme':'GitHub'} and list(d['mcpServers'])==['docs']" \
   "$home/.gemini/settings.json"; then
   pass "after unlink gemini mcp list has no engram; the user's keys and docs server stay"
+  if ls "$home/.gemini/policies/"*engram* >/dev/null 2>&1; then
+    fail "after unlink an Engram policy is left in ~/.gemini/policies"
+  fi
 else
   fail "gemini after unlink: the user's settings.json content changed"
 fi
