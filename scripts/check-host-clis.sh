@@ -65,6 +65,17 @@ status=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; status=1; }
 show() { sed "s/^/  $1> /"; }
+# expect_connected HOST NOTE: `HOST mcp list` shows an engram line that says Connected.
+expect_connected() {
+  local out
+  out="$(run timeout 120 "$1" mcp list 2>&1)"
+  echo "$out" | show "$1"
+  if echo "$out" | grep "engram" | grep -q "Connected"; then
+    pass "$1 mcp list shows engram Connected $2"
+  else
+    fail "$1 mcp list does not show engram Connected $2"
+  fi
+}
 
 echo "versions: $(run claude --version 2>/dev/null) | $(run codex --version 2>/dev/null) |" \
   "gemini $(run gemini --version 2>/dev/null) | $(engram --version) ($engram_bin, not on PATH)"
@@ -81,13 +92,7 @@ add="$(engram link --global claude --no-hooks |
   sed -n 's/^note: register the server for your user with: //p')"
 echo "claude: $add"
 if [ -n "$add" ] && run sh -c "$add" >/dev/null 2>&1; then
-  out="$(run timeout 120 claude mcp list 2>&1)"
-  echo "$out" | show claude
-  if echo "$out" | grep "^engram" | grep -q "Connected"; then
-    pass "claude mcp list shows engram Connected (user scope)"
-  else
-    fail "claude mcp list does not show engram Connected (user scope)"
-  fi
+  expect_connected claude "(user scope)"
 else
   fail "claude mcp add (printed by engram link --global claude)"
 fi
@@ -162,13 +167,7 @@ EOF
 engram link --global gemini >/dev/null || fail "engram link --global gemini"
 # Gemini suppresses servers in untrusted folders; trust the temp project like a user would.
 printf '{"%s": "TRUST_FOLDER"}\n' "$project" >"$home/.gemini/trustedFolders.json"
-out="$(run timeout 120 gemini mcp list 2>&1)"
-echo "$out" | show gemini
-if echo "$out" | grep "engram" | grep -q "Connected"; then
-  pass "gemini mcp list shows engram Connected"
-else
-  fail "gemini mcp list does not show engram Connected"
-fi
+expect_connected gemini ""
 
 # --- Unlink: every host forgets engram and keeps the user's content --------------------------
 rm_cmd="$(engram unlink --global claude |
