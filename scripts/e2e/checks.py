@@ -14,12 +14,14 @@ from . import project as proj
 from .session import Session, Turn
 
 Result = tuple[str, str]
-SCENARIOS = ("tools", "hooks", "load", "save", "commit", "once", "resume")
+SCENARIOS = ("tools", "hooks", "load", "save", "budget", "commit", "once", "resume")
 TITLES = {
     "tools": "all Engram tools listed to the model",
     "hooks": "hook packs in front of the model (Claude)",
     "load": "engram_load result carries the memory body, once",
     "save": "engram_save result carries candidate text + approval guidance, once",
+    "budget": f"engram_load with budget_tokens {proj.BUDGET}: the Engram part of what the model "
+              "received fits it (ceil(chars/4))",
     "commit": "headless engram_commit refused, nothing written",
     "once": "hooks inject a memory body once per session: two prompts, one process (Claude)",
     "resume": "… and still once after `claude --resume` of that session (Claude)",
@@ -99,6 +101,34 @@ def check_save(s: Session) -> Result:
     return _carries(s, "engram_save", got, proj.SAVED.marker, guidance)
 
 
+def engram_part(received: str) -> str:
+    """What Engram sent inside a host's wrapping: Codex's "Wall time … Output:" header,
+    Gemini's {"output": …} object and <untrusted_context> tags are the host's, not Engram's."""
+    text = received
+    if text.startswith("Wall time:") and "Output:\n" in text:
+        text = text.split("Output:\n", 1)[1]
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict) and set(value) == {"output"} and isinstance(value["output"], str):
+        text = value["output"]
+    return re.sub(r"</?untrusted_context>\n?", "", text).strip()
+
+
+def check_budget(s: Session) -> Result:
+    got, bad = _call_result(s, 2, "engram_load")
+    if got is None:
+        return bad or ("FAIL", "")
+    part = engram_part(got)
+    if proj.RULE_ID not in part:
+        return "FAIL", f"no Engram pack came back; model got {quote(got)}"
+    tokens = -(-len(part) // 4)
+    verdict = "PASS" if tokens <= proj.BUDGET else "FAIL"
+    body = "with" if proj.RULE.marker in part else "without"
+    return verdict, f"{tokens} tokens received for a budget of {proj.BUDGET} ({body} the body)"
+
+
 def _stopped(s: Session, tool: str) -> str | None:
     """The host's own words when it ended the turn at `tool` instead of returning a result."""
     called = any(r.get("answered") == tool for r in s.turns[0].requests)
@@ -111,7 +141,7 @@ def _stopped(s: Session, tool: str) -> str | None:
 
 
 def check_commit(s: Session) -> Result:
-    got, bad = _call_result(s, 2, "engram_commit")
+    got, bad = _call_result(s, 3, "engram_commit")
     if got is None:
         stopped = _stopped(s, "engram_commit")
         if stopped is None:
@@ -211,7 +241,8 @@ def check_resume(s: Session) -> Result:
 
 
 CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
-          "commit": check_commit, "once": check_once, "resume": check_resume}
+          "budget": check_budget, "commit": check_commit, "once": check_once,
+          "resume": check_resume}
 
 
 def judge(s: Session) -> dict[str, Result]:

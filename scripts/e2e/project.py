@@ -23,6 +23,8 @@ class Memory:
 RULE = Memory("rule", "Always run the database migrations with alembic upgrade head before the "
               "integration tests, because the PURPLE-OCTOPUS fixture depends on them",
               "PURPLE-OCTOPUS")
+# The start of the rule's id (Engram slugs the first words of the text).
+RULE_ID = "always-run-the-database-migrations"
 KNOWLEDGE = Memory("knowledge", "The billing service lives in services/billing and talks to "
                    "Stripe only through the ZEBRA-LANTERN adapter module", "ZEBRA-LANTERN")
 # Proposed by the scripted engram_save (never approved).
@@ -41,6 +43,8 @@ PROMPT_1 = ("E2E turn one: before the integration tests, check the billing servi
 PROMPT_2 = "E2E turn two: run the alembic database migrations and the integration tests"
 PROMPT_3 = "E2E turn three: the alembic database migrations, then the integration tests again"
 LOAD_QUERY = "run the alembic database migrations before the integration tests"
+# A second scripted engram_load asks for this budget: what the model receives must fit it.
+BUDGET = 400
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:

@@ -136,6 +136,8 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
         return s
     model.script = [Call("engram_load", {"query": proj.LOAD_QUERY}),
                     Call("engram_save", {"text": proj.SAVED.text, "type": "rule"}),
+                    Call("engram_load", {"query": proj.LOAD_QUERY,
+                                         "budget_tokens": proj.BUDGET}),
                     Call("engram_commit", {"approval_token": token, "approve": "all"})]
     first = [proj.PROMPT_1, proj.PROMPT_2] if host.hooks else [proj.PROMPT_1]
     s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run1.jsonl", first, None,
