@@ -41,7 +41,8 @@ def _main_requests(s: Session, turn: Turn) -> list[dict[str, Any]]:
 
 
 def _results(s: Session) -> list[str]:
-    """Tool results the model received in turn 1, in call order (load, save, commit)."""
+    """Tool results the model received in the first run, in call order (load, save, budgeted
+    load, commit)."""
     main = _main_requests(s, s.turns[0]) if s.turns else []
     return s.host.api.results(main[-1]["body"]) if main else []
 
@@ -73,11 +74,12 @@ def _call_result(s: Session, index: int, tool: str) -> tuple[str | None, Result 
     return results[index], None
 
 
-def _carries(s: Session, tool: str, got: str, marker: str, extra: bool = True) -> Result:
+def _carries(s: Session, tool: str, got: str, marker: str, what: str,
+             extra: bool = True) -> Result:
     sent = s.reference.get(tool, "").count(marker)
     seen = got.count(marker)
     if seen == 0:
-        return "FAIL", f"{marker} body text not received; model got {quote(got)}"
+        return "FAIL", f"{what} ({marker}) not received; model got {quote(got)}"
     if not extra:
         return "FAIL", f"approval guidance not received; model got {quote(got)}"
     if sent and seen > sent:
@@ -90,7 +92,7 @@ def check_load(s: Session) -> Result:
     got, bad = _call_result(s, 0, "engram_load")
     if got is None:
         return bad or ("FAIL", "")
-    return _carries(s, "engram_load", got, proj.RULE.marker)
+    return _carries(s, "engram_load", got, proj.RULE.marker, "the rule's body")
 
 
 def check_save(s: Session) -> Result:
@@ -98,7 +100,7 @@ def check_save(s: Session) -> Result:
     if got is None:
         return bad or ("FAIL", "")
     guidance = bool(re.search(r"human", got, re.IGNORECASE)) and "engram_commit" in got
-    return _carries(s, "engram_save", got, proj.SAVED.marker, guidance)
+    return _carries(s, "engram_save", got, proj.SAVED.marker, "the candidate's text", guidance)
 
 
 def engram_part(received: str) -> str:
