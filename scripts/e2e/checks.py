@@ -136,8 +136,8 @@ def _stopped(s: Session, tool: str) -> str | None:
     called = any(r.get("answered") == tool for r in s.turns[0].requests)
     if not called:
         return None
-    said = re.findall(r"[^\n]*(?:reject|denied|declin|permission)[^\n]*", s.turns[0].output,
-                      re.IGNORECASE)
+    output = re.sub(r"\x1b\[[0-9;]*m", "", s.turns[0].output)  # terminal colours
+    said = re.findall(r"[^\n]*(?:reject|denied|declin|permission)[^\n]*", output, re.IGNORECASE)
     return "the host ended the turn without sending a result" + (
         f"; it said {quote(said[-1], 160)}" if said else "")
 
