@@ -63,14 +63,19 @@ if [ -z "${HOST_CLI_DIR:-}" ]; then
 fi
 
 work="${E2E_WORK:-$tmp/work}"
-rm -rf "$work" && mkdir -p "$work"
+if [ -d "$work" ] && [ -n "$(ls -A "$work")" ] && [ ! -e "$work/.engram-e2e" ]; then
+  echo "FAIL E2E_WORK=$work is not empty and not an earlier e2e scratch dir; pick another"
+  exit 2
+fi
+rm -rf "$work" && mkdir -p "$work" && touch "$work/.engram-e2e"
 args=(--hosts-bin "$clis/node_modules/.bin" --engram-bin "$engram_bin" --work "$work"
       --timeout "${E2E_TIMEOUT:-120}" --jobs "${E2E_JOBS:-1}")
 [ -n "${E2E_HOSTS:-}" ] && args+=(--hosts "$E2E_HOSTS")
 [ -n "${E2E_REPORT:-}" ] && args+=(--report "$E2E_REPORT")
 [ "${E2E_ALLOW:-0}" = 1 ] && args+=(--allow-load-save)
 [ "${E2E_ENGRAM_OFF_PATH:-0}" = 1 ] && args+=(--engram-off-path)
-[ "${E2E_KNOWN_FAILURES:-0}" = 1 ] && args+=(--known-failures "$here/scripts/e2e/known-failures.txt")
+[ "${E2E_KNOWN_FAILURES:-0}" = 1 ] &&
+  args+=(--known-failures "$here/scripts/e2e/known-failures.txt")
 
 # Only loopback exists inside: the hosts, the engram servers and the mock all talk over it.
 # shellcheck disable=SC2016
