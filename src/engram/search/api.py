@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engram.anchors.notes import demote_gone, load_notes
 from engram.config import Settings
 from engram.errors import UsageError
 from engram.outcome import Diagnostic, Outcome
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
+from engram.search.guard import Skip
 from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, render_tiered
 from engram.search.reader import Reader, default_scanner
 from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
@@ -67,16 +69,20 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     limit = settings.int("load.limit")
     memories: list[Memory] = []
     raws: list[str] = []
-    skips = []
+    skips: list[Skip | None] = []
     router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
+    shown: set[str] = set()
     for key in routed.selection.keys:
         d = routed.docs[key]
-        got = router.read(reader, d)
-        if got.memory is None:
-            skips.append(got.skip)
-        else:
+        got = router.read(reader, d, router.policy.hidden_reason)
+        skips += [got.skip, *got.others]
+        if got.memory is not None and got.memory.key not in shown:
+            shown.add(got.memory.key)
             memories.append(got.memory)
             raws.append(got.raw)
+    skips = list(dict.fromkeys(skips))
+    notes = load_notes(router.roots, memories)
+    memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
     if routed.matched > limit and routed.anchors:
         head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
@@ -85,7 +91,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                            f"{len(memories)} routed memories (full, no budget)", head)
     else:
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
-                             variant=active_variant(settings), extra_head=head)
+                             variant=active_variant(settings), extra_head=head, notes=notes)
     if explain or dry_run:
         pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
                                             dry_run=dry_run, limit=limit),
@@ -99,8 +105,11 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         "omitted_ids": pack.omitted_ids, "tokens": pack.tokens,
         "matched": routed.matched, "anchors": routed.anchors,
     }
+    if notes:
+        data["stale"] = {m.id: notes[m.key] for m in memories if m.key in notes}
     if skips:
-        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+        data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
+                           for s in skips if s is not None]
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories)
     diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
@@ -148,7 +157,8 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
     for c in ranked:
         d = docs[c.key]
         entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
-        lines.append(explain_mod.search_line(d, c, router.read(reader, d), terms))
+        got = router.read(reader, d, router.policy.search_hidden_reason)
+        lines.append(explain_mod.search_line(d, c, got, terms))
     if not entries:
         lines = [(explain_mod.empty_text_for_search(terms)
                   + explain_mod.no_root_text(roots)).rstrip("\n")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engram.store.model import AUTHORITY, Memory
 
@@ -48,8 +48,9 @@ def _flow(values: Sequence[str]) -> str:
     return "[" + ", ".join(values) + "]"
 
 
-def compact_body(m: Memory, variant: str = "balanced") -> str:
-    """The memory as an agent needs it: five frontmatter keys and the body with one variant."""
+def compact_body(m: Memory, variant: str = "balanced", note: str = "") -> str:
+    """The memory as an agent needs it: five frontmatter keys, an optional one-line note (what
+    changed in the code it describes), and the body with one variant."""
     lines = ["---", f"id: {m.id}", f"type: {m.type}"]
     if m.tags:
         lines.append(f"tags: {_flow(m.tags)}")
@@ -57,6 +58,8 @@ def compact_body(m: Memory, variant: str = "balanced") -> str:
     if m.depends_on:
         lines.append(f"depends_on: {_flow(m.depends_on)}")
     lines.append("---")
+    if note:
+        lines.append(f"> {note}")
     body = m.body.strip("\n")
     if m.type == "rule":
         body = _one_variant(body, m, variant)
@@ -84,8 +87,8 @@ def summary(m: Memory, width: int = CARD_SUMMARY) -> str:
     return cut.rstrip(" ,;:.") + "…"
 
 
-def card(m: Memory) -> str:
-    return f"- {m.id} ({m.type}, {m.scope}): {summary(m)}"
+def card(m: Memory, note: str = "") -> str:
+    return f"- {m.id} ({m.type}, {m.scope}{', stale' if note else ''}): {summary(m)}"
 
 
 def header(loaded: int, routed: int, budget: int) -> str:
@@ -129,17 +132,19 @@ class _Parts:
 
 
 def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = "tiered",
-                  variant: str = "balanced", extra_head: Sequence[str] = ()) -> Pack:
-    """Bodies, then cards, then omitted ids, all inside `budget` tokens."""
+                  variant: str = "balanced", extra_head: Sequence[str] = (),
+                  notes: Mapping[str, str] | None = None) -> Pack:
+    """Bodies, then cards, then omitted ids, all inside `budget` tokens. `notes` maps a memory
+    key to one line shown with it (staleness)."""
     room = budget * 4
     n = len(memories)
     parts = _Parts(head=[header(n, n, budget), *extra_head])
     pack = Pack(text="")
     rest = list(memories)
     if disclosure in ("tiered", "bodies"):
-        rest = _fill(parts, rest, room, pack, variant, as_card=False)
+        rest = _fill(parts, rest, room, pack, variant, as_card=False, notes=notes or {})
     if disclosure in ("tiered", "cards"):
-        rest = _fill(parts, rest, room, pack, variant, as_card=True)
+        rest = _fill(parts, rest, room, pack, variant, as_card=True, notes=notes or {})
     pack.omitted_ids = [m.id for m in rest]
     parts.tail = omitted_line(pack.omitted_ids, room - len(parts.text()) - 2) or ""
     parts.head[0] = header(len(pack.body_keys), n, budget)
@@ -148,7 +153,7 @@ def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = 
 
 
 def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: str,
-          *, as_card: bool) -> list[Memory]:
+          *, as_card: bool, notes: Mapping[str, str]) -> list[Memory]:
     """Add the items of one tier, in route order, that fit with room for a minimal last line.
 
     An item too big for what is left is passed over, not a stop: one long prerequisite must not
@@ -159,7 +164,8 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
         if not as_card and m.is_note:
             left.append(m)  # working notes appear only as cards (§7.9)
             continue
-        block = card(m) if as_card else compact_body(m, variant)
+        note = notes.get(m.key, "")
+        block = card(m, note) if as_card else compact_body(m, variant, note)
         target = parts.cards if as_card else parts.bodies
         target.append(block)
         after = len(left) + len(items) - i - 1
@@ -176,9 +182,12 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
 
 
 def render_bodies(memories: Sequence[Memory], head: str, variant: str = "balanced",
-                  extra_head: Sequence[str] = ()) -> Pack:
+                  extra_head: Sequence[str] = (),
+                  notes: Mapping[str, str] | None = None) -> Pack:
     """Every memory as a compact body, no budget (used by `load --id`)."""
-    parts = _Parts(head=[head, *extra_head], bodies=[compact_body(m, variant) for m in memories])
+    got = notes or {}
+    parts = _Parts(head=[head, *extra_head],
+                   bodies=[compact_body(m, variant, got.get(m.key, "")) for m in memories])
     return Pack(text=parts.text(), body_keys=[m.key for m in memories])
 
 
