@@ -17,12 +17,13 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_harness import FAKE_SERVER, MODERN, server_env
 from mcp_types.methods import validate_server_result
 
 from engram.cli.main import main as cli
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, server_env
 
 pytest.importorskip("engram.proposals.api", reason="the write core is not merged yet")
 
@@ -36,7 +37,8 @@ Answer = Callable[[types.ElicitRequestParams], types.ElicitResult]
 def _session(project: Path, mode: str, answer: list[Answer],
              body: Callable[[Client], Awaitable[None]], *flags: str) -> None:
     async def main() -> None:
-        async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        async def on_elicit(context: ClientRequestContext,
+                            params: types.ElicitRequestParams) -> types.ElicitResult:
             return answer[0](params)
 
         params = StdioServerParameters(
@@ -66,7 +68,8 @@ def _text(result: types.CallToolResult) -> str:
 
 def _accept_all(params: types.ElicitRequestParams) -> types.ElicitResult:
     schema = params.requested_schema  # type: ignore[union-attr]
-    content = {k: True for k in schema["properties"] if k != "scope"}
+    content: dict[str, str | int | float | bool | list[str] | None] = {
+        k: True for k in schema["properties"] if k != "scope"}
     return types.ElicitResult(action="accept", content=content)
 
 
