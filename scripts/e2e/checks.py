@@ -83,8 +83,9 @@ def _carries(s: Session, tool: str, got: str, marker: str, what: str,
     if not extra:
         return "FAIL", f"approval guidance not received; model got {quote(got)}"
     if sent and seen > sent:
-        return "FAIL", (f"received twice: {marker} {seen}× in the result, the server's text "
-                        f"has it {sent}×")
+        return "FAIL", (f"received more than once: {marker} {seen}× in the result, {sent}× in "
+                        "the server's own text (both forms forwarded, or the structured data "
+                        f"repeats it); model got {quote(got, 160)}")
     return "PASS", f"model got {quote(got, 120)}"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -99,6 +100,7 @@ class MockModel:
             self._server.server_close()
 
     def log(self, entry: dict[str, Any]) -> None:
+        entry["t"] = round(time.time(), 3)
         with self._lock:
             if self.record is not None:
                 with self.record.open("a", encoding="utf-8") as out:
