@@ -132,7 +132,7 @@ def main(argv: list[str]) -> int:
             if status in ("FAIL", "SKIP", "XFAIL", "XPASS"):
                 print(f"{status:4} {host}/{scenario}: {evidence}")
     print("\nscenarios: " + "; ".join(f"{k} = {v}" for k, v in TITLES.items()))
-    print(f"requests recorded under {work} (<host>-turn<N>.jsonl, host output in .out); "
+    print(f"requests recorded under {work} (<host>-run<N>*.jsonl, host output in .out); "
           f"total {time.monotonic() - started:.0f}s")
     failed = sum(1 for r in rows.values() for status, _ in r.values()
                  if status in ("FAIL", "XPASS"))
