@@ -96,7 +96,8 @@ class EngineCore:
             self.roots, query=args.get("query"), ids=args.get("id"),
             budget_tokens=args.get("budget_tokens"),
             disclosure=args.get("disclosure", "tiered"),
-            full=bool(args.get("full", False)), explain=bool(args.get("explain", False)))
+            full=bool(args.get("full", False)), explain=bool(args.get("explain", False)),
+            fit_json=True)  # the budget bounds what a host forwarding structuredContent sends
 
     def route(self, task: str) -> Outcome:
         return self._mod("engram.search.api").route(self.roots, task)  # type: ignore[no-any-return]

@@ -27,6 +27,7 @@ from engram.mcp.protocol import (
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
 )
+from engram.mcp.results import problems_only
 from engram.mcp.tools import DIALOG_TOOLS, TOOL_NAMES, schema_of
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ class Handlers:
         if name == "engram_search":
             return core.search(args["query"], int(args.get("limit", 10)))
         if name == "engram_verify":
-            return core.verify()
+            return problems_only(core.verify())
         if name == "engram_status":
             return core.status()
         if name == "engram_commit":
@@ -266,11 +267,6 @@ def _memory_resource(memory: dict[str, Any]) -> dict[str, Any]:
     if memory.get("type"):
         entry["description"] = f"{memory['type']} memory ({memory.get('scope', 'workspace')})"
     return entry
-
-
-def tool_result(outcome: Outcome) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": outcome.text}],
-            "structuredContent": outcome.envelope(), "isError": not outcome.ok}
 
 
 def _elicit_params(form: dlg.Form, with_mode: bool) -> dict[str, Any]:

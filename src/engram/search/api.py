@@ -9,15 +9,22 @@ by id and resource reads (§6.8).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from engram.config import Settings
 from engram.errors import UsageError
-from engram.outcome import Diagnostic, Outcome
+from engram.outcome import Diagnostic, Outcome, json_text_length, model_json
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
-from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, render_tiered
+from engram.search.pack import (
+    DISCLOSURES,
+    Pack,
+    in_context_line,
+    refined_line,
+    render_full,
+    render_tiered,
+)
 from engram.search.reader import Reader, default_scanner
 from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
 from engram.search.route import Routed, Router, active_variant, open_router
@@ -40,8 +47,15 @@ def _check_args(budget_tokens: int | None, disclosure: str) -> None:
 
 def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | None = None,
          budget_tokens: int | None = None, disclosure: str = "tiered", full: bool = False,
-         explain: bool = False, dry_run: bool = False, include_all: bool = False) -> Outcome:
-    """Route a task to a pack (§6.1–§6.2), or load memories by id."""
+         explain: bool = False, dry_run: bool = False, include_all: bool = False,
+         fit_json: bool = False, in_context: Collection[str] = ()) -> Outcome:
+    """Route a task to a pack (§6.1–§6.2), or load memories by id.
+
+    `fit_json`: the budget bounds the whole JSON envelope (text JSON-escaped, data and
+    diagnostics), as a host that forwards MCP `structuredContent` hands it to the model.
+    `in_context`: keys whose bodies the reader already has; they are left out of the pack and
+    named on one line (`data.in_context`).
+    """
     _check_args(budget_tokens, disclosure)
     router, settings = open_router(roots)
     reader = Reader(roots, default_scanner(), router.index)
@@ -58,18 +72,21 @@ def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | N
                          hint='give a task (engram load "fix the release script"), --id or --all')
     budget = budget_tokens or settings.int("load.max_tokens")
     return _render_route(router, reader, routed, settings, budget=budget, disclosure=disclosure,
-                         full=full, explain=explain, dry_run=dry_run)
+                         full=full, explain=explain, dry_run=dry_run, fit_json=fit_json,
+                         in_context=frozenset(in_context))
 
 
 def _render_route(router: Router, reader: Reader, routed: Routed, settings: Settings, *,
                   budget: int, disclosure: str, full: bool, explain: bool,
-                  dry_run: bool) -> Outcome:
+                  dry_run: bool, fit_json: bool, in_context: frozenset[str]) -> Outcome:
     limit = settings.int("load.limit")
     memories: list[Memory] = []
     raws: list[str] = []
     skips = []
-    router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
-    for key in routed.selection.keys:
+    known = [k for k in routed.selection.keys if k in in_context]
+    keys = [k for k in routed.selection.keys if k not in in_context]
+    router.prefetch(reader, [routed.docs[k] for k in keys])
+    for key in keys:
         d = routed.docs[key]
         got = router.read(reader, d)
         if got.memory is None:
@@ -80,12 +97,27 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     head = [s.line for s in skips if s is not None]
     if routed.matched > limit and routed.anchors:
         head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
+    if known:
+        head.append(in_context_line([routed.docs[k].id for k in known]))
+    data: dict[str, Any] = {
+        "selected_keys": [m.key for m in memories],
+        "body_keys": [], "card_ids": [], "omitted_ids": [], "tokens": 0,
+        "matched": routed.matched, "anchors": routed.anchors,
+    }
+    if known:
+        data["in_context"] = known
+    if skips:
+        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+    diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
+    diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
     if full:
         pack = render_full(memories, raws, f"engram: loaded {len(memories)} of "
                            f"{len(memories)} routed memories (full, no budget)", head)
     else:
+        reserve = _envelope_reserve(data, diags) if fit_json else 0
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
-                             variant=active_variant(settings), extra_head=head)
+                             variant=active_variant(settings), extra_head=head,
+                             measure=json_text_length if fit_json else len, reserve=reserve)
     if explain or dry_run:
         pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
                                             dry_run=dry_run, limit=limit),
@@ -93,19 +125,18 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                     omitted_ids=pack.omitted_ids)
     if not routed.selection.keys:
         pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
-    data: dict[str, Any] = {
-        "selected_keys": [m.key for m in memories],
-        "body_keys": pack.body_keys, "card_ids": pack.card_ids,
-        "omitted_ids": pack.omitted_ids, "tokens": pack.tokens,
-        "matched": routed.matched, "anchors": routed.anchors,
-    }
-    if skips:
-        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+    data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
+                omitted_ids=pack.omitted_ids, tokens=pack.tokens)
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories)
-    diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
-    diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
     return Outcome(text=pack.text, data=data, diagnostics=diags)
+
+
+def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
+    """Characters the envelope takes besides the pack text, at most: every memory counted
+    under its longer name (`body_keys` hold `scope:id`, the other lists bare ids)."""
+    worst = {**data, "body_keys": data["selected_keys"], "tokens": 10 ** 5}
+    return len(model_json(Outcome(text="", data=worst, diagnostics=diags).envelope()))
 
 
 def route(roots: Roots, task: str) -> Outcome:

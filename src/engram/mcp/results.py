@@ -1,0 +1,49 @@
+"""A tools/call result as hosts hand it to the model, and the lean views some tools need.
+
+Hosts disagree on what the model sees: Claude Code, Codex and VS Code forward only
+`JSON.stringify(structuredContent)`, Gemini CLI and OpenCode only `content[0].text`. So the
+model-facing text travels in both: `content[0].text`, and `structuredContent.text` (first in the
+envelope, `Outcome.envelope()`). No host we know forwards both; one that did would receive the
+text twice, the price of not guessing a host's behaviour from its name (docs/mcp.md).
+
+Whatever only programs need costs tokens in the structured form, so results that can grow with
+the store are leaned here: `engram_verify` names only the files with a problem. `engram_load`
+bounds its own envelope (`search.api.load(fit_json=True)`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engram.outcome import estimate_tokens, model_json
+
+if TYPE_CHECKING:
+    from engram.outcome import Outcome
+
+OK_STATUS = "OK"
+
+
+def tool_result(outcome: Outcome) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": outcome.text}],
+            "structuredContent": outcome.envelope(), "isError": not outcome.ok}
+
+
+def received_tokens(result: dict[str, Any]) -> dict[str, int]:
+    """Tokens the model receives from a tools/call result, per forwarding style."""
+    structured = estimate_tokens(model_json(result["structuredContent"]))
+    text = estimate_tokens(result["content"][0]["text"])
+    return {"structured": structured, "text": text, "both": structured + text}
+
+
+def problems_only(outcome: Outcome) -> Outcome:
+    """`engram_verify` for a model: files with a problem and the summary, not every OK file.
+
+    `data.checked` keeps the count; `engram verify --json` still lists every file.
+    """
+    files = outcome.data.get("files")
+    if not isinstance(files, list):
+        return outcome
+    bad = [f for f in files if not (isinstance(f, dict) and f.get("status") == OK_STATUS)]
+    lines = [ln for ln in outcome.text.splitlines() if not ln.startswith(OK_STATUS + " ")]
+    return outcome.replace(text="\n".join(lines),
+                           data={**outcome.data, "files": bad, "checked": len(files)})
