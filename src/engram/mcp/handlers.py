@@ -113,8 +113,11 @@ class Handlers:
             if not args.get("query") and not args.get("id"):
                 raise ArgumentError("query", "give a query (the task) or an id")
             return core.load(args)
-        if name == "engram_route":
-            return core.route(args["task"])
+        if name == "engram_route":  # `query` too: agents that learned the TypeScript tool use it
+            task = args.get("task") or args.get("query")
+            if not task:
+                raise ArgumentError("task", "give the task (or query)")
+            return core.route(task)
         if name == "engram_search":
             return core.search(args["query"], int(args.get("limit", 10)))
         if name == "engram_verify":
