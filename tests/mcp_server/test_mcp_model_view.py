@@ -183,3 +183,16 @@ def test_verify_shows_the_model_problems_not_every_ok_file(project: Path) -> Non
         assert estimate_tokens(structured) < 150
 
     _session(project, "legacy", body)
+
+
+def test_cli_json_carries_the_text_it_prints_without_json(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["init"]) == 0
+    _write(project, [("always-run-the-smoke-suite", "rule", ["release", "smoke"], SMOKE)])
+    capsys.readouterr()
+    assert cli(["load", "tag the smoke release"]) == 0
+    plain = capsys.readouterr().out
+    assert cli(["load", "tag the smoke release", "--json"]) == 0
+    envelope = json.loads(capsys.readouterr().out)
+    assert list(envelope)[0] == "text" and SMOKE in envelope["text"]
+    assert envelope["text"].rstrip("\n") == plain.rstrip("\n")
