@@ -15,13 +15,11 @@ from typing import Any
 
 import pytest
 
+from engram.hosts.hooks import CACHE_SESSIONS
 from tests.conftest import engram_cmd, subprocess_env
+from tests.helpers import write_memory
 
 pytest.importorskip("engram.search.api")
-from engram.hosts.hooks import CACHE_SESSIONS  # noqa: E402
-from engram.store.format import render_memory  # noqa: E402
-from engram.store.repo import Change, Store  # noqa: E402
-from engram.workspace import resolve  # noqa: E402
 
 SMOKE = "run-smoke-suite-before-tagging"
 CHANGELOG = "update-changelog-before-tagging"
@@ -29,22 +27,13 @@ OBJECTIVE = "run the smoke suite"
 PROMPT = "tag the release after the smoke suite, with the changelog updated"
 
 
-def _memory(mid: str, tags: list[str], text: str) -> Change:
-    meta = {"id": mid, "type": "rule", "tags": tags, "created": "2026-01-01",
-            "updated": "2026-01-01", "confidence": "high", "scope": "workspace",
-            "source": "manual", "revision": 1}
-    return Change(f"rules/{mid}.md", render_memory(meta, text.rstrip("."), f"- {text}"))
-
-
 @pytest.fixture
 def workspace(project: Path) -> Path:
-    roots = resolve()
-    roots.workspace.path.mkdir(parents=True)
-    Store(roots.workspace).write_files([
-        _memory(SMOKE, ["smoke", "suite"], "Run the smoke suite before tagging a release."),
-        _memory(CHANGELOG, ["changelog", "release"],
-                "Update CHANGELOG.md before tagging a release."),
-    ], "test fixture")
+    root = project / ".agents" / ".engram"
+    write_memory(root, SMOKE, content="- Run the smoke suite before tagging a release.",
+                 tags=["smoke", "suite"])
+    write_memory(root, CHANGELOG, content="- Update CHANGELOG.md before tagging a release.",
+                 tags=["changelog", "release"])
     return project
 
 

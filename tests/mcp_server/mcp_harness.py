@@ -10,7 +10,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp import Client
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent.parent / "src"
@@ -129,3 +133,15 @@ class RawServer:
             self._err_reader.join(timeout=2)
             self.proc.stdout.close()
             self.proc.stderr.close()
+
+
+async def checked_call(client: Client, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    """An SDK tools/call whose result is validated again for the negotiated version."""
+    from mcp_types.methods import validate_server_result
+
+    result = await client.call_tool(name, args)
+    version = client.session.protocol_version
+    assert version is not None
+    validate_server_result("tools/call", version,
+                           result.model_dump(by_alias=True, mode="json", exclude_none=True))
+    return result

@@ -19,8 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_harness import FAKE_SERVER, MODERN, server_env
-from mcp_types.methods import validate_server_result
+from mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 from engram.cli.main import main as cli
 
@@ -49,13 +48,7 @@ def _session(project: Path, mode: str, answer: list[Answer],
     anyio.run(main)
 
 
-async def _call(client: Client, name: str, args: dict[str, Any]) -> types.CallToolResult:
-    result = await client.call_tool(name, args)
-    version = client.session.protocol_version
-    assert version is not None
-    validate_server_result("tools/call", version,
-                           result.model_dump(by_alias=True, mode="json", exclude_none=True))
-    return result
+_call = checked_call
 
 
 def _text(result: types.CallToolResult) -> str:

@@ -19,16 +19,13 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_harness import FAKE_SERVER, MODERN, server_env
-from mcp_types.methods import validate_server_result
+from mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 from engram.cli.main import main as cli
 from engram.outcome import estimate_tokens
+from tests.helpers import write_memory
 
 pytest.importorskip("engram.search.api")
-from engram.store.format import render_memory  # noqa: E402
-from engram.store.repo import Change, Store  # noqa: E402
-from engram.workspace import resolve  # noqa: E402
 
 MODES = ["legacy", "auto", MODERN]
 DEFAULT_BUDGET = 1600
@@ -56,28 +53,16 @@ def _session(project: Path, mode: str, body: Callable[[Client], Awaitable[None]]
 
 
 async def _call(client: Client, name: str, args: dict[str, Any]) -> types.CallToolResult:
-    result = await client.call_tool(name, args)
-    version = client.session.protocol_version
-    assert version is not None
-    validate_server_result("tools/call", version,
-                           result.model_dump(by_alias=True, mode="json", exclude_none=True))
-    structured, text = received(result)
+    result = await checked_call(client, name, args)
+    _structured, text = received(result)
     assert list(result.structured_content)[0] == "text"  # read first by the model
     assert result.structured_content["text"] == text
     return result
 
 
 def _write(project: Path, memories: list[tuple[str, str, list[str], str]]) -> None:
-    roots = resolve(workspace=project)
-    changes = []
     for mid, mtype, tags, content in memories:
-        meta = {"id": mid, "type": mtype, "tags": tags, "created": "2026-01-01",
-                "updated": "2026-01-01", "confidence": "high", "scope": "workspace",
-                "source": "manual", "revision": 1}
-        folder = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}[mtype]
-        changes.append(Change(f"{folder}/{mid}.md",
-                              render_memory(meta, content.splitlines()[0].rstrip("."), content)))
-    Store(roots.workspace).write_files(changes, "test fixture")
+        write_memory(project / ".agents" / ".engram", mid, mtype, content, tags=tags)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -108,7 +93,7 @@ def test_every_forwarding_style_receives_bodies_preview_hits_entries_and_fixes(
         hits = await _call(client, "engram_search", {"query": "invoice numbering"})
         for form in received(hits):
             assert "billing-owns-invoice-numbers" in form
-            assert "Billing owns invoice numbering" in form  # the title, not the id only
+            assert "Billing owns invoice numbering" in form  # the hit's text, not its id only
 
         for key in ("task", "query"):  # `query` as agents of the TypeScript tool call it
             routed = await _call(client, "engram_route", {key: "tag the smoke release"})
