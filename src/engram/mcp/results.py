@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engram.outcome import estimate_tokens, model_json
-
 if TYPE_CHECKING:
     from engram.outcome import Outcome
 
@@ -26,13 +24,6 @@ OK_STATUS = "OK"
 def tool_result(outcome: Outcome) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": outcome.text}],
             "structuredContent": outcome.envelope(), "isError": not outcome.ok}
-
-
-def received_tokens(result: dict[str, Any]) -> dict[str, int]:
-    """Tokens the model receives from a tools/call result, per forwarding style."""
-    structured = estimate_tokens(model_json(result["structuredContent"]))
-    text = estimate_tokens(result["content"][0]["text"])
-    return {"structured": structured, "text": text, "both": structured + text}
 
 
 def problems_only(outcome: Outcome) -> Outcome:
