@@ -7,6 +7,7 @@ odd falls back to the old rule (skip only an identical pack), and the cache stay
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import time
@@ -116,6 +117,9 @@ def test_cache_is_pruned_by_age_and_count_and_holds_no_prompt_text(workspace: Pa
 def test_a_garbled_cache_is_ignored_not_fatal(workspace: Path) -> None:
     cache = workspace / ".agents/.engram/.cache/hooks.json"
     cache.parent.mkdir(parents=True, exist_ok=True)
-    for garbage in ('{"sessions": {"a": 1, "b": {"in": 5, "t": "x"}}}', "[1, 2]", "{"):
+    mine = hashlib.sha256(b"sess-1").hexdigest()[:32]
+    for garbage in ('{"sessions": {"a": 1, "b": {"in": 5, "t": "x"}}}', "[1, 2]", "{",
+                    json.dumps({"sessions": {mine: {"in": 5, "pack": 7, "t": "x"}}}),
+                    json.dumps({"sessions": {mine: {"in": [1, None], "t": 0}}})):
         cache.write_text(garbage)
         assert _bodies(hook(workspace, "UserPromptSubmit", prompt=PROMPT)) == {SMOKE, CHANGELOG}

@@ -180,17 +180,18 @@ class Cache:
         pack = self._entry(session).get("pack")
         return pack if isinstance(pack, str) else None
 
-    def injected(self, session: str) -> frozenset[str]:
+    def _keys(self, session: str) -> list[str]:
         keys = self._entry(session).get("in")
-        return frozenset(k for k in keys if isinstance(k, str)) if isinstance(keys, list) \
-            else frozenset()
+        return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+
+    def injected(self, session: str) -> frozenset[str]:
+        return frozenset(self._keys(session))
 
     def remember(self, session: str, pack_hash: str, injected: tuple[str, ...] = (), *,
                  fresh: bool = False) -> None:
         """Record a pack; `injected` keys join the session's record (replace it if `fresh`)."""
         now = int(time.time())
-        keys = [] if fresh else [k for k in self._entry(session).get("in", ())
-                                 if isinstance(k, str) and k not in injected]
+        keys = [] if fresh else [k for k in self._keys(session) if k not in injected]
         keys = (keys + list(injected))[-CACHE_KEYS_PER_SESSION:]
         entry: dict[str, Any] = {"pack": pack_hash, "t": now}
         if keys:
