@@ -51,7 +51,7 @@ def status(roots: Roots) -> Outcome:
                                     "reason": exc.reason})
             diags.append(Diagnostic("memory.invalid", "warn",
                                     f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}"))
-        data["pending_approvals"] += open_count(root)
+    data["pending_approvals"] = open_count(roots)
     c = data["counts"]
     lines.append("memories: " + (", ".join(f"{n} {t}" for t, n in sorted(c["by_type"].items()))
                                  or "none"))

@@ -46,10 +46,6 @@ class Root(NamedTuple):
         return self.path / "archive"
 
     @property
-    def pending_file(self) -> Path:
-        return self.path / "pending-approvals.json"
-
-    @property
     def usage_file(self) -> Path:
         return self.path / "usage.json"
 
@@ -79,6 +75,19 @@ class Roots(NamedTuple):
     @property
     def user_config_file(self) -> Path:
         return self.config_dir / CONFIG_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        """The user's Engram state (seal key, pending approvals): outside every workspace."""
+        return self.config_dir
+
+    @property
+    def pending_file(self) -> Path:
+        """Pending approvals of this workspace, kept in the user's state dir (docs/safety.md)."""
+        import hashlib
+
+        name = hashlib.sha256(str(self.workspace.path).encode("utf-8")).hexdigest()[:32]
+        return self.state_dir / "pending" / f"{name}.json"
 
     def all(self) -> list[Root]:
         """Workspace first: it wins over global on the same id."""

@@ -68,7 +68,7 @@ def _kill_cli_writer(cycle: int, rng: random.Random, env: dict[str, str]) -> Non
 def _check_after_kill(project: Path, root: Path, since_ns: int) -> int:
     """Assert the invariants; return how many files verify named (0 after a clean stop)."""
     json.loads((root / "memory.hashes.json").read_text(encoding="utf-8"))
-    pending = root / "pending-approvals.json"
+    pending = resolve(workspace=project).pending_file
     if pending.exists():
         json.loads(pending.read_text(encoding="utf-8"))
     store = Store(Root(root, "workspace"))

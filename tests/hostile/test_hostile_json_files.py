@@ -1,5 +1,5 @@
-"""Deeply nested JSON in any file Engram reads (config, hashes, pending approvals, usage) is a
-coded error or ignored: never a RecursionError traceback."""
+"""Deeply nested JSON in any file Engram reads (config, hashes, pending approvals in the user's
+state dir, note seals, usage) is a coded error or ignored: never a RecursionError traceback."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ NESTED = "[" * 100_000
 @pytest.mark.parametrize(("name", "code"), [
     ("engram.config.json", "config.invalid"),
     ("memory.hashes.json", "integrity.hashes_invalid"),
-    ("pending-approvals.json", None),
+    ("pending approvals", None),
+    ("working/.seals.json", None),
     ("usage.json", None),
 ])
 def test_deeply_nested_json_files_never_crash_a_command(
@@ -23,7 +24,11 @@ def test_deeply_nested_json_files_never_crash_a_command(
     assert run_cli("init", capsys=capsys)[0] == 0
     root = project / ".agents" / ".engram"
     write_memory(root, "lint-first", content="- Always lint first.")
-    (root / name).write_text(NESTED, encoding="utf-8")
+    from engram.workspace import resolve
+
+    path = resolve().pending_file if name == "pending approvals" else root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(NESTED, encoding="utf-8")
     seen = ""
     for argv in (["load", "lint"], ["verify"], ["status"], ["search", "lint"],
                  ["save-session", "--force", "TYPE: rule | TEXT: Never push to main directly"]):

@@ -45,5 +45,5 @@ def test_two_processes_twenty_commits_each_keep_every_memory_and_hash(roots: Roo
         store.read(rel)  # parses: no torn file
     log = roots.workspace.changelog_file.read_text().splitlines()
     assert sum(": ADD" in line for line in log) == 40
-    entries = json.loads(roots.workspace.pending_file.read_text())["entries"]
+    entries = json.loads(roots.pending_file.read_text())["entries"]
     assert len(entries) == 40 and all(e["state"] == "used" for e in entries.values())

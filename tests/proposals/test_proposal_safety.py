@@ -26,7 +26,7 @@ def test_unsafe_line_in_any_candidate_blocks_the_whole_proposal(roots: Roots, li
     assert err.value.code == code
     assert f"candidate 2, TEXT line 1: {kind}" in err.value.message
     assert AWS not in str(err.value)
-    assert not roots.workspace.pending_file.exists()
+    assert not roots.pending_file.exists()
     assert not list(roots.workspace.path.glob("*/*.md"))
 
 

@@ -1,8 +1,9 @@
 """`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
 
 Listing shows every working note with its expiry (expired ones marked; load never shows them);
-prune deletes the expired ones. Promote proposes the note's text as a durable memory through
-the normal preview and approval (see cli/write.py) and deletes the note once it was written.
+prune deletes the expired ones and every file of `working/` Engram did not write. Promote
+proposes the note's text as a durable memory through the normal preview and approval (see
+cli/write.py) and deletes the note once it was written.
 """
 
 from __future__ import annotations
@@ -27,18 +28,33 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
     today = utcnow().date()
     if args.action == "prune":
         gone = notes.prune(ctx.roots, today)
-        text = "\n".join(f"removed {n.id} (expired {n.valid_until})" for n in gone) \
-            or "no expired notes"
-        return Outcome(text=text, data={"removed": [n.id for n in gone]})
+        lines = [f"removed {n.id} (expired {n.valid_until})" for n in gone.expired]
+        lines += [f"removed {safe_name(f)} (not written by Engram)" for f in gone.unsealed]
+        return Outcome(text="\n".join(lines) or "no expired notes",
+                       data={"removed": [n.id for n in gone.expired],
+                             "removed_unsealed": gone.unsealed})
     rows = []
     lines = []
-    for n in notes.all_notes(ctx.roots):
+    found, unsealed = notes.survey(ctx.roots)
+    for n in found:
         old = notes.expired(n, today)
         rows.append({"id": n.id, "type": n.type, "scope": n.scope, "valid_until": n.valid_until,
                      "objective": n.meta.get("objective") or "", "expired": old})
         mark = " [expired: run engram notes prune]" if old else ""
         lines.append(f"- {n.id} ({n.type}, {n.scope}) valid until {n.valid_until}{mark}")
-    return Outcome(text="\n".join(lines) or "no working notes", data={"notes": rows})
+    if unsealed:
+        lines.append(f"warning: {len(unsealed)} file(s) in working/ were not written by Engram "
+                     "and are never shown; `engram notes prune` removes them: "
+                     + ", ".join(safe_name(f) for f in unsealed[:5])
+                     + (" …" if len(unsealed) > 5 else ""))
+    return Outcome(text="\n".join(lines) or "no working notes",
+                   data={"notes": rows, "unsealed": unsealed})
+
+
+def safe_name(name: str, limit: int = 80) -> str:
+    """A file name an attacker chose, printable and short (it is not reviewed text)."""
+    shown = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in name)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def configure_promote(p: argparse.ArgumentParser) -> None:

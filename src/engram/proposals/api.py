@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from engram.errors import NotFoundError, UsageError
+from engram.errors import IntegrityError, NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
 from engram.proposals.approvals import Clock, PendingApprovals, utcnow
@@ -76,7 +76,9 @@ class Prepared:
         return out
 
     def pins(self) -> list[dict[str, Any]]:
-        return [{"number": p.number, "scope": p.scope, **p.verdict.pin()} for p in self.planned]
+        return [{"number": p.number, "scope": p.scope, **p.verdict.pin(),
+                 **({"target_sha": p.target_sha} if p.target_sha else {})}
+                for p in self.planned]
 
 
 @dataclass(frozen=True)
@@ -118,9 +120,14 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
     for c in parsed:
         rows = [p for p in planned if p.number == c.number]
         if all(p.verdict.blocked for p in rows):
-            target = rows[0].verdict.target
-            raise UsageError(f"candidate {c.number}: no active memory {target!r} to "
-                             f"{rows[0].verdict.kind.lower()}", code="candidate.target",
+            v = rows[0].verdict
+            if rows[0].target_rel:  # the target exists but may not be rewritten
+                raise IntegrityError(f"candidate {c.number}: {v.kind} {v.target}: {v.blocked}",
+                                     code="integrity.target",
+                                     hint="nothing was saved; approve or undo the hand edit "
+                                     "first, then propose again")
+            raise UsageError(f"candidate {c.number}: no active memory {v.target!r} to "
+                             f"{v.kind.lower()}", code="candidate.target",
                              hint="check the id with `engram search`, or drop UPDATE/SUPERSEDES")
     preview = render_preview(planned, query_level=query_level)
     return Prepared(parsed, scopes, planned, preview, query_level)
@@ -137,7 +144,7 @@ def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
     """
     prep = prepare(roots, candidates, scope=scope, query_level=query_level, type=type,
                    role=role, context=context, single=single)
-    token = PendingApprovals(roots.workspace, clock).mint(
+    token = PendingApprovals(roots, clock).mint(
         "save", list(prep.scopes), [c.to_dict() for c in prep.candidates], prep.pins(),
         {"source": source, "query_level": query_level, "promote": promote})
     return Proposal(token, prep.preview, prep.items())
@@ -155,7 +162,7 @@ def propose_promotion(roots: Roots, note_id: str, *, scope: str | None = None,
 def commit(roots: Roots, token: str, approve: Approve = "all", scope: str | None = None, *,
            human_note: str | None = None, clock: Clock | None = None) -> Outcome:
     """Validate the token, write what is ready; the token is used up only if something was."""
-    pending = PendingApprovals(roots.workspace, clock)
+    pending = PendingApprovals(roots, clock)
     entry = pending.claim(token)
     wrote = False
     try:
@@ -195,7 +202,7 @@ def save_now(prep: Prepared, roots: Roots, approve: Approve = "all", *,
 
 
 def decline(roots: Roots, token: str, *, clock: Clock | None = None) -> None:
-    PendingApprovals(roots.workspace, clock).decline(token)
+    PendingApprovals(roots, clock).decline(token)
 
 
 def propose_note(roots: Roots, text: str, *, objective: str | None = None,
@@ -203,7 +210,7 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                  clock: Clock | None = None) -> Proposal:
     prep = notes.prepare_note(roots, text, objective=objective, type=type, scope=scope,
                               today=_today(clock))
-    token = PendingApprovals(roots.workspace, clock).mint("note", [prep.scope], [prep.payload],
+    token = PendingApprovals(roots, clock).mint("note", [prep.scope], [prep.payload],
                                                           [], {})
     item = Item(1, "NOTE", prep.id, prep.title, True, prep.type)
     return Proposal(token, prep.preview, [item], kind="note",

@@ -1,9 +1,13 @@
-"""Pending approvals (§7.5): hashed single-use tokens in the git-ignored `pending-approvals.json`.
+"""Pending approvals (§7.5): hashed single-use tokens, sealed, in the user's state directory.
 
 A token is `secrets.token_urlsafe(24)` (192 bits) and is returned to the caller once; the file
-keeps only its SHA-256, with the canonical candidates, pinned verdicts, target scopes, expiry
-(30 minutes) and an integrity hash over all of that, so an edit on disk fails the commit. Entries
-live in the workspace root that minted them, so a token from workspace A is unknown in B.
+keeps only its SHA-256, with the canonical candidates, pinned verdicts (and target hashes),
+target scopes, expiry (30 minutes) and state, all sealed with an HMAC under the user's key
+(store/seal.py) bound to the token's hash: an entry edited, written by hand, moved under another
+token or flipped from declined back to pending fails the commit with `integrity.approval`. The
+file lives outside the workspace (`Roots.pending_file`, one per workspace, mode 0600), so an
+agent that can write the workspace can neither see, delete nor replay an older copy of it
+(docs/safety.md); the workspace binding stays in every entry.
 
 A commit first *claims* its entry (two processes cannot commit one token), then *settles* it:
 used when anything was written, back to pending when nothing was. Used entries shrink to a
@@ -23,13 +27,14 @@ from typing import Any
 
 from engram.errors import ApprovalError, IntegrityError
 from engram.store.fileio import atomic_write, root_lock
-from engram.workspace import IGNORED_LINES, Root
+from engram.store.seal import seal, user_key, verify
+from engram.workspace import IGNORED_LINES, Root, Roots
 
 Clock = Callable[[], datetime]
 TTL = timedelta(minutes=30)
 CLAIM_TTL = timedelta(minutes=2)  # a claim older than this belongs to a crashed commit
 TOKEN_BYTES = 24
-FILE_VERSION = 1
+FILE_VERSION = 2
 _PROPOSE_AGAIN = "propose the candidates again to get a new approval token"
 
 
@@ -56,34 +61,33 @@ class Pending:
     extra: dict[str, Any] = field(default_factory=dict)
     state: str = "pending"  # pending | claimed | used | declined
     claimed_at: str | None = None
-    integrity: str = ""
+    seal: str = ""
 
-    def seal(self) -> str:
-        body = {"kind": self.kind, "workspace": self.workspace, "scopes": self.scopes,
-                "candidates": self.candidates, "pins": self.pins, "expires": self.expires,
-                "extra": self.extra}
-        canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        import hashlib
-
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-    def as_json(self) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {"kind": self.kind, "workspace": self.workspace, "scopes": self.scopes,
                 "candidates": self.candidates, "pins": self.pins, "expires": self.expires,
-                "extra": self.extra, "state": self.state, "claimed_at": self.claimed_at,
-                "integrity": self.integrity}
+                "extra": self.extra, "state": self.state, "claimed_at": self.claimed_at}
+
+    def canonical(self, token_hash: str) -> str:
+        body = {**self.body(), "token": token_hash, "version": FILE_VERSION}
+        return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.body(), "seal": self.seal}
 
 
 class PendingApprovals:
-    """The pending-approvals file of one workspace root."""
+    """The pending approvals of one workspace, kept in the user's state directory."""
 
-    def __init__(self, root: Root, clock: Clock | None = None) -> None:
-        self.root = root
+    def __init__(self, roots: Roots, clock: Clock | None = None) -> None:
+        self.root = roots.workspace
+        self.path = roots.pending_file
+        self.key = user_key(roots.state_dir, roots.project)
         self.clock = clock or utcnow
 
-    @property
-    def path(self) -> Any:
-        return self.root.pending_file
+    def _store(self, entries: dict[str, Any], key: str, entry: Pending) -> None:
+        entry.seal = seal(self.key, "pending-approval", entry.canonical(key))
+        entries[key] = entry.as_json()
 
     def mint(self, kind: str, scopes: list[str], candidates: list[dict[str, Any]],
              pins: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> str:
@@ -93,9 +97,8 @@ class PendingApprovals:
         entry = Pending(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
-        entry.integrity = entry.seal()
         with self._update() as entries:
-            entries[digest(token)] = entry.as_json()
+            self._store(entries, digest(token), entry)
         return token
 
     def claim(self, token: str) -> Pending:
@@ -107,10 +110,10 @@ class PendingApprovals:
                 raise ApprovalError("unknown approval token", code="approval.unknown",
                                     hint="tokens are single use, expire after 30 minutes and only "
                                     "work in the workspace that issued them; " + _PROPOSE_AGAIN)
-            entry = _load(raw)
+            entry = self._open(key, raw)
             self._check(entry)
             entry.state, entry.claimed_at = "claimed", _iso(self.clock())
-            entries[key] = entry.as_json()
+            self._store(entries, key, entry)
         return entry
 
     def settle(self, token: str, *, used: bool) -> None:
@@ -121,17 +124,37 @@ class PendingApprovals:
                 return
             if used:
                 entries[key] = {"state": "used", "expires": raw.get("expires", "")}
-            else:
-                raw["state"], raw["claimed_at"] = "pending", None
-                entries[key] = raw
+                return
+            entry = self._open(key, raw)
+            entry.state, entry.claimed_at = "pending", None
+            self._store(entries, key, entry)
 
     def decline(self, token: str) -> None:
         """Dialog decline: the proposal stays only to explain why a later commit fails."""
         key = digest(_check_token(token))
         with self._update() as entries:
             raw = entries.get(key)
-            if raw is not None and raw.get("state") in {"pending", "claimed"}:
-                raw["state"] = "declined"
+            if raw is None or raw.get("state") not in {"pending", "claimed"}:
+                return
+            try:
+                entry = self._open(key, raw)
+            except IntegrityError:
+                entries[key] = {"state": "used", "expires": raw.get("expires", "")}
+                return  # a forged entry is never made valid by a decline: block it
+            entry.state = "declined"
+            self._store(entries, key, entry)
+
+    def _open(self, key: str, raw: Any) -> Pending:
+        """The entry if its seal verifies under the user's key (tombstones carry none)."""
+        entry = _load(raw)
+        if entry.state == "used":
+            return entry
+        if not verify(self.key, entry.seal, "pending-approval", entry.canonical(key)):
+            raise IntegrityError("the pending proposal was not written by Engram as it is now "
+                                 "(changed, forged or copied after it was proposed)",
+                                 code="integrity.approval",
+                                 hint="nothing was written; " + _PROPOSE_AGAIN)
+        return entry
 
     def _check(self, entry: Pending) -> None:
         now = self.clock()
@@ -151,18 +174,14 @@ class PendingApprovals:
         if entry.workspace != str(self.root.path):
             raise ApprovalError("approval token belongs to another workspace",
                                 code="approval.workspace", hint=_PROPOSE_AGAIN)
-        if entry.integrity != entry.seal():
-            raise IntegrityError("the pending proposal was changed on disk after it was proposed",
-                                 code="integrity.approval",
-                                 hint="nothing was written; " + _PROPOSE_AGAIN)
 
     @contextmanager
     def _update(self) -> Iterator[dict[str, Any]]:
-        with root_lock(self.root.path):
+        _private_dir(self.path.parent)
+        with root_lock(self.path.parent):
             entries = self._read()
             yield entries
             self._prune(entries)
-            ensure_ignored(self.root)
             text = json.dumps({"version": FILE_VERSION, "entries": entries},
                               indent=2, sort_keys=True, ensure_ascii=False)
             atomic_write(self.path, text + "\n", mode=0o600)
@@ -174,8 +193,8 @@ class PendingApprovals:
             return {}
         except (OSError, ValueError, RecursionError) as exc:
             raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
-                                 hint="delete pending-approvals.json (it only holds open "
-                                 "proposals) and propose again") from exc
+                                 hint=f"delete {self.path} (it only holds open proposals) "
+                                 "and propose again") from exc
         entries = data.get("entries") if isinstance(data, dict) else None
         return entries if isinstance(entries, dict) else {}
 
@@ -191,10 +210,10 @@ class PendingApprovals:
                 del entries[key]
 
 
-def open_count(root: Root, clock: Clock | None = None) -> int:
+def open_count(roots: Roots, clock: Clock | None = None) -> int:
     """Proposals still waiting for an answer (for `engram status`); never raises, never locks."""
     try:
-        data = json.loads(root.pending_file.read_text(encoding="utf-8"))
+        data = json.loads(roots.pending_file.read_text(encoding="utf-8"))
         now = (clock or utcnow)()
         return sum(1 for e in data["entries"].values()
                    if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)
@@ -216,6 +235,20 @@ def ensure_ignored(root: Root) -> None:
         atomic_write(path, text + sep + "\n".join(missing) + "\n")
 
 
+def _private_dir(path: Any) -> None:
+    """The pending directory, created 0700 like the state dir that holds the key."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return  # atomic_write reports the failure with a coded error
+    if path.is_symlink():
+        raise IntegrityError(f"{path} is a symlink", code="integrity.approval",
+                             hint="remove it; Engram keeps pending approvals in a real "
+                             "directory of its state dir")
+    path.chmod(0o700)
+
+
 def _check_token(token: str) -> str:
     if not isinstance(token, str) or not token.strip() or len(token) > 200:
         raise ApprovalError("missing or malformed approval token", code="approval.unknown",
@@ -223,7 +256,10 @@ def _check_token(token: str) -> str:
     return token.strip()
 
 
-def _load(raw: dict[str, Any]) -> Pending:
+def _load(raw: Any) -> Pending:
+    if not isinstance(raw, dict):
+        raise IntegrityError("a pending proposal is malformed", code="integrity.approval",
+                             hint="nothing was written; " + _PROPOSE_AGAIN)
     if raw.get("state") == "used":
         return Pending("", "", [], [], [], str(raw.get("expires", "")), state="used")
     try:
@@ -232,7 +268,7 @@ def _load(raw: dict[str, Any]) -> Pending:
             candidates=list(raw["candidates"]), pins=list(raw["pins"]),
             expires=str(raw["expires"]), extra=dict(raw.get("extra") or {}),
             state=str(raw.get("state", "pending")), claimed_at=raw.get("claimed_at"),
-            integrity=str(raw.get("integrity", "")),
+            seal=str(raw.get("seal", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise IntegrityError("a pending proposal is malformed", code="integrity.approval",

@@ -3,14 +3,15 @@
 The archived copy keeps its body and gets `lifecycle: archived`, `archived_on` and
 `archive_reason` in its frontmatter (the reason header), under the same type directory so it still
 parses. Removal of the active file and the new archived file are one `write_files` call, so the
-hashes and changelog follow. Archiving is the human's explicit act in the CLI: no token.
+hashes and changelog follow. Archiving is the human's explicit act in the CLI: no token. A file
+changed by hand since it was approved is refused (archiving would approve the edit).
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-from engram.errors import NotFoundError, UnsafeContentError, UsageError
+from engram.errors import IntegrityError, NotFoundError, UnsafeContentError, UsageError
 from engram.outcome import Outcome
 from engram.proposals.build import to_text
 from engram.proposals.checks import check_path
@@ -18,7 +19,7 @@ from engram.safety import scan_text
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
 from engram.store.model import Memory
-from engram.store.repo import Change, Store
+from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots
 
 MAX_REASON = 300
@@ -47,6 +48,7 @@ def archive(roots: Roots, memory_id: str, reason: str, *, scope: str | None = No
             found = _active(store, memory_id)
             if found is None:
                 continue
+            found = _approved(store, found)
             rel = f"archive/{today.isoformat()}/{found.rel_path}"
             check_path(store.path, rel)
             meta = {**found.meta, "lifecycle": "archived", "archived_on": today.isoformat(),
@@ -59,6 +61,18 @@ def archive(roots: Roots, memory_id: str, reason: str, *, scope: str | None = No
                        data={"id": memory_id, "scope": root.scope, "file": rel})
     raise NotFoundError(f"no active memory {memory_id!r}", code="not_found.memory",
                         hint="find the id with `engram search <words>`")
+
+
+def _approved(store: Store, found: Memory) -> Memory:
+    """The memory parsed from bytes that match memory.hashes.json: archiving rehashes the file,
+    so archiving a hand-edited one would approve the edit as a side effect."""
+    data = store.read_bytes(found.rel_path)
+    if store.load_hashes().get(found.rel_path) != sha256_bytes(data):
+        raise IntegrityError(f"{found.id} was changed by hand since it was approved",
+                             code="integrity.target",
+                             hint=f"review it (engram verify), run `engram rehash {found.id}` "
+                             "or undo the edit, then archive it")
+    return parse_bytes(data, found.rel_path, store.root)
 
 
 def _active(store: Store, memory_id: str) -> Memory | None:

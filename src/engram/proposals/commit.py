@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from engram.errors import InvalidMemoryError
 from engram.proposals.author import Author
 from engram.proposals.build import merged, new_memory, superseded, to_text
 from engram.proposals.candidates import Candidate
@@ -23,7 +24,7 @@ from engram.proposals.plan import Planned, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
 from engram.store.model import Memory, ScopeName
-from engram.store.repo import Change, Store
+from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots
 
 PinKey = tuple[int, str]
@@ -80,6 +81,13 @@ def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author
         base.related = sorted({x for x in (pin.get("target"), v.target) if x})
         base.action = "propose it again and review the new verdict"
         return base
+    if pin is not None and v.kind in {"UPDATE", "SUPERSEDE"} \
+            and pin.get("target_sha") != p.target_sha:
+        # The human approved a rewrite of the target as it was when proposed, not of this.
+        base.reason = f"{v.target} changed since the proposal"
+        base.related = [v.target] if v.target else []
+        base.action = "review it (engram verify), then propose it again"
+        return base
     if v.blocked:
         base.reason = f"{v.label}: {v.blocked}"
         base.related = [v.target] if v.target else []
@@ -90,23 +98,40 @@ def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author
         base.related = [h.id for h in v.unanswered]
         base.action = _action(v.unanswered)
         return base
-    target = v.target if v.kind in {"UPDATE", "SUPERSEDE"} else None
-    if target and _current(store, target).lifecycle != "active":
-        # An earlier candidate of this same commit superseded it: never merge into the past.
-        base.reason = f"{target} was superseded by another candidate of this proposal"
-        base.related = [target]
-        base.action = "propose it again and review the new verdict"
-        return base
-    _write(store, p, author, today, source)
+    old = None
+    if v.kind in {"UPDATE", "SUPERSEDE"}:
+        old, why = _target(store, p)
+        if old is None:
+            base.reason = why
+            base.related = [v.target] if v.target else []
+            base.action = "propose it again and review the new verdict"
+            return base
+    _write(store, p, old, author, today, source)
     base.status, base.file = "written", p.rel
     return base
 
 
-def _write(store: Store, p: Planned, author: Author, today: str, source: str) -> None:
+def _target(store: Store, p: Planned) -> tuple[Memory | None, str]:
+    """The rewrite target parsed from the very bytes whose hash was checked under this lock, or
+    why it cannot be rewritten."""
+    try:
+        data = store.read_bytes(p.target_rel)
+        old = parse_bytes(data, p.target_rel, store.root)
+    except InvalidMemoryError as exc:
+        return None, f"{p.verdict.target} cannot be read: {exc.reason}"
+    if old.lifecycle != "active":
+        # An earlier candidate of this same commit superseded it: never merge into the past.
+        return None, f"{p.verdict.target} was superseded by another candidate of this proposal"
+    if sha256_bytes(data) != p.target_sha:
+        return None, f"{p.verdict.target} changed while this commit ran"
+    return old, ""
+
+
+def _write(store: Store, p: Planned, old: Memory | None, author: Author, today: str,
+           source: str) -> None:
     c, v = p.candidate, p.verdict
     check_path(store.path, p.rel)
-    if v.kind == "UPDATE":
-        old = _current(store, v.target or p.id)
+    if v.kind == "UPDATE" and old is not None:
         mem = merged(old, c, today)
         store.write_files([Change(mem.rel_path, to_text(mem))],
                           f"UPDATE revision {mem.meta.get('revision')} (approved proposal)")
@@ -114,23 +139,10 @@ def _write(store: Store, p: Planned, author: Author, today: str, source: str) ->
     supersedes = v.target if v.kind == "SUPERSEDE" else None
     mem = new_memory(c, p.id, p.scope, today, author, source=source, supersedes=supersedes)
     changes = [Change(mem.rel_path, to_text(mem))]
-    if supersedes:
-        old = superseded(_current(store, supersedes), mem.id, today)
-        changes.append(Change(old.rel_path, to_text(old)))
+    if supersedes and old is not None:
+        gone = superseded(old, mem.id, today)
+        changes.append(Change(gone.rel_path, to_text(gone)))
     store.write_files(changes, f"{v.label} (approved proposal)")
-
-
-def _current(store: Store, mid: str) -> Memory:
-    """The memory with id `mid` as it is on disk now (its file usually carries its id)."""
-    for rel in store.memory_files(include_notes=False):
-        if rel.endswith(f"/{mid}.md"):
-            m = store.read(rel)
-            if m.id == mid:
-                return m
-    for m in store.scan(include_notes=False).memories:
-        if m.id == mid:
-            return m
-    raise LookupError(mid)  # plan_root only yields targets it found under this lock
 
 
 def _action(hints: Sequence[Hint]) -> str:

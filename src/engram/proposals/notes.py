@@ -3,18 +3,22 @@
 A note's text is redacted (secrets and personal data replaced by placeholders) and stripped of
 instruction-like lines before its preview; a note with nothing left is refused. It gets an id no
 durable, archived or other note file of its root uses, so writing a note can never touch a
-durable memory. `valid_until` = today + `load.working_ttl_days`. Expired notes are removed by
-`prune`; `find` serves `engram promote`, which makes a note durable through a normal proposal.
-Visibility of notes in load is the read path's business, not this module's.
+durable memory. `valid_until` = today + `load.working_ttl_days`. Every note is sealed when
+written (an HMAC under the user's key over its root, path and bytes, in
+`working/.seals.json`, store/seal.py): `working/` is git-ignored, so a file nobody approved
+could otherwise land there. Only sealed
+notes are listed, found or promoted; `prune` removes expired notes and every unsealed file of
+`working/`. `find` serves `engram promote`, which makes a note durable through a normal
+proposal. Visibility of notes in load is the read path's business (it checks the same seal).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from engram.errors import NotFoundError, UsageError
+from engram.errors import InvalidMemoryError, NotFoundError, StorageError, UsageError
 from engram.outcome import Outcome
 from engram.proposals.approvals import ensure_ignored
 from engram.proposals.candidates import MAX_TEXT_CHARS
@@ -25,7 +29,8 @@ from engram.store.format import render_memory
 from engram.store.ids import slugify, title_from_text, unique_id, validate_id
 from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory, ScopeName
 from engram.store.repo import NOTE_DIR, Change, Store
-from engram.workspace import Roots
+from engram.store.seal import NOTE_SEALS, note_seal, read_note_seals, render_note_seals, user_key
+from engram.workspace import Root, Roots
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,12 @@ def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcom
         taken = view(store, frozenset(), include_notes=True).taken
         nid = unique_id(validate_id(str(payload["id"])), taken)
         rel = f"{NOTE_DIR}/{nid}.md"
-        store.write_files([Change(rel, note_text(payload, nid, today))], "working note")
+        text = note_text(payload, nid, today)
+        seals = read_note_seals(store.path)
+        seals[rel] = note_seal(_key(roots), store.path, rel, text.encode("utf-8"))
+        # The seal first: a reader never meets the note before its seal.
+        store.write_files([Change(NOTE_SEALS, render_note_seals(seals)), Change(rel, text)],
+                          "working note")
     valid_until = str(payload["valid_until"])
     text = f"Saved working note {nid} (valid until {valid_until})."
     return Outcome(text=text, data={"id": nid, "file": rel, "valid_until": valid_until})
@@ -104,26 +114,94 @@ def note_text(payload: dict[str, Any], nid: str, today: date) -> str:
     return render_memory(meta, title_from_text(text), text)
 
 
+def _key(roots: Roots) -> bytes:
+    return user_key(roots.state_dir, roots.project)
+
+
+@dataclass
+class Working:
+    """What `working/` of one root holds: sealed notes and everything else."""
+
+    root: Root
+    notes: list[Memory] = field(default_factory=list)
+    unsealed: list[str] = field(default_factory=list)  # rel paths Engram did not write
+    seals: dict[str, str] = field(default_factory=dict)
+
+
+def working(roots: Roots, root: Root) -> Working:
+    """Sort a root's `working/` into notes whose seal verifies and files nobody approved."""
+    import hmac
+
+    store = Store(root)
+    out = Working(root, seals=read_note_seals(root.path))
+    try:
+        names = sorted(p.name for p in root.working_dir.iterdir())
+    except OSError:
+        return out
+    key = _key(roots) if names else b""
+    for name in names:
+        rel = f"{NOTE_DIR}/{name}"
+        if rel == NOTE_SEALS or name.startswith(".engram-tmp-"):
+            continue
+        try:
+            data = store.read_bytes(rel)
+            sealed = hmac.compare_digest(out.seals.get(rel, ""),
+                                         note_seal(key, root.path, rel, data))
+            note = store.read(rel) if sealed and name.endswith(".md") else None
+        except (InvalidMemoryError, StorageError):
+            note = None
+        if note is not None and note.is_note:
+            out.notes.append(note)
+        elif not (root.working_dir / name).is_dir() or (root.working_dir / name).is_symlink():
+            out.unsealed.append(rel)
+    return out
+
+
 def all_notes(roots: Roots) -> list[Memory]:
-    out: list[Memory] = []
+    """Every sealed note of every root (files Engram did not write are not notes)."""
+    return survey(roots)[0]
+
+
+def survey(roots: Roots) -> tuple[list[Memory], list[str]]:
+    """Sealed notes of every root, and the `<scope>:working/<name>` files Engram did not write."""
+    found: list[Memory] = []
+    unsealed: list[str] = []
     for root in roots.existing():
-        store = Store(root)
-        out += [m for m in store.scan().memories if m.rel_path.startswith(f"{NOTE_DIR}/")]
-    return sorted(out, key=lambda m: (m.scope, m.id))
+        w = working(roots, root)
+        found += w.notes
+        unsealed += [f"{root.scope}:{rel}" for rel in w.unsealed]
+    return sorted(found, key=lambda m: (m.scope, m.id)), unsealed
 
 
 def expired(note: Memory, today: date) -> bool:
     return bool(note.valid_until) and str(note.valid_until) < today.isoformat()
 
 
-def prune(roots: Roots, today: date) -> list[Memory]:
-    """Delete expired notes; return what was removed."""
-    gone = [n for n in all_notes(roots) if expired(n, today)]
+@dataclass
+class Pruned:
+    expired: list[Memory] = field(default_factory=list)
+    unsealed: list[str] = field(default_factory=list)  # "<scope>:working/<name>"
+
+
+def prune(roots: Roots, today: date) -> Pruned:
+    """Delete expired notes and every file of `working/` Engram did not write (or that was
+    changed since); drop seals of files that are gone. Returns what was removed."""
+    out = Pruned()
     for root in roots.existing():
-        mine = [n for n in gone if n.scope == root.scope]
-        if mine:
-            Store(root).write_files([Change(n.rel_path, None) for n in mine], "expired note")
-    return gone
+        store = Store(root)
+        with root_lock(store.path):
+            w = working(roots, root)
+            old = [n for n in w.notes if expired(n, today)]
+            keep = {n.rel_path for n in w.notes} - {n.rel_path for n in old}
+            changes = [Change(rel, None) for rel in [*(n.rel_path for n in old), *w.unsealed]]
+            seals = {rel: v for rel, v in w.seals.items() if rel in keep}
+            if seals != w.seals:
+                changes.append(Change(NOTE_SEALS, render_note_seals(seals)))
+            if changes:
+                store.write_files(changes, "pruned working notes")
+        out.expired += old
+        out.unsealed += [f"{root.scope}:{rel}" for rel in w.unsealed]
+    return out
 
 
 def find(roots: Roots, note_id: str) -> Memory:
@@ -139,4 +217,10 @@ def remove_note(roots: Roots, note_id: str) -> None:
     note = find(roots, note_id)
     root = roots.root(note.scope)
     if root is not None:
-        Store(root).write_files([Change(note.rel_path, None)], f"promoted note {note_id}")
+        store = Store(root)
+        with root_lock(store.path):
+            seals = read_note_seals(store.path)
+            seals.pop(note.rel_path, None)
+            store.write_files([Change(note.rel_path, None),
+                               Change(NOTE_SEALS, render_note_seals(seals))],
+                              f"promoted note {note_id}")

@@ -9,11 +9,12 @@ agree by construction. Nothing here writes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engram.errors import NotFoundError, UsageError
+from engram.errors import EngramError, NotFoundError, UsageError
 from engram.proposals.candidates import Candidate
 from engram.proposals.variants import variants_for
 from engram.proposals.verdicts import (
@@ -29,7 +30,7 @@ from engram.proposals.verdicts import (
 from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
 from engram.store.model import TYPE_DIR, ScopeName
-from engram.store.repo import Store
+from engram.store.repo import Store, sha256_bytes
 from engram.workspace import Root, Roots
 
 SCOPES = ("workspace", "global", "both")
@@ -44,6 +45,8 @@ class Planned:
     verdict: Verdict
     id: str
     rel: str
+    target_rel: str = ""  # the file an UPDATE/SUPERSEDE rewrites
+    target_sha: str | None = None  # its bytes' SHA-256 when planned (pinned by the proposal)
 
     @property
     def number(self) -> int:
@@ -115,20 +118,58 @@ def view(store: Store, relevant: frozenset[str] | None = None, *,
 
 
 def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
-    """Verdicts and ids of `candidates` against the current files of one root."""
+    """Verdicts and ids of `candidates` against the current files of one root.
+
+    An UPDATE or SUPERSEDE rewrites its target, so the target's bytes are hashed here and must
+    be the approved ones: a hand edit is never approved as a side effect of another write.
+    """
     memories, taken = view(store, relevant_words(candidates))
     by_id = {m.id: m for m in memories}
+    targets = _Targets(store)
     out: list[Planned] = []
     for c in candidates:
         verdict = decide(c, memories)
-        if verdict.kind in {"UPDATE", "NOOP"} and verdict.target in by_id:
-            target = by_id[verdict.target]
-            out.append(Planned(c, scope, verdict, target.id, target.rel_path))
+        target = by_id.get(verdict.target or "")
+        rel, sha = "", None
+        if verdict.kind in {"UPDATE", "SUPERSEDE"} and target is not None:
+            rel = target.rel_path
+            sha, problem = targets.check(rel, target.id)
+            if problem and verdict.blocked is None:
+                verdict = dataclasses.replace(verdict, blocked=problem)
+        if verdict.kind in {"UPDATE", "NOOP"} and target is not None:
+            out.append(Planned(c, scope, verdict, target.id, target.rel_path, rel, sha))
             continue
         mid = unique_id(slugify(title_from_text(c.text)) or "memory", taken)
         taken.add(mid)
-        out.append(Planned(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md"))
+        out.append(Planned(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel, sha))
     return out
+
+
+class _Targets:
+    """The bytes hash of rewrite targets, checked against memory.hashes.json."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._hashes: dict[str, str] | None = None
+
+    def check(self, rel: str, mid: str) -> tuple[str | None, str | None]:
+        """(sha of the file now, why it may not be rewritten or None)."""
+        if self._hashes is None:
+            try:
+                self._hashes = self.store.load_hashes()
+            except EngramError:
+                self._hashes = {}
+        try:
+            sha = sha256_bytes(self.store.read_bytes(rel))
+        except (EngramError, OSError):
+            return None, f"{mid} cannot be read"
+        approved = self._hashes.get(rel)
+        if approved == sha:
+            return sha, None
+        how = "was never approved (no hash)" if approved is None else \
+            "was changed by hand since it was approved"
+        return sha, (f"{mid} {how}; review it (engram verify) and run `engram rehash {mid}` "
+                     "before rewriting it")
 
 
 def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName]

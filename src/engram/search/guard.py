@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 Scanner = Callable[[str], Sequence[object]]
 FIX = "review it, then run engram rehash"
+NOTE_FIX = "engram notes prune removes it"
 
 
 class Skip(NamedTuple):
@@ -22,10 +23,11 @@ class Skip(NamedTuple):
 
     file: str
     reason: str
+    fix: str = FIX
 
     @property
     def line(self) -> str:
-        return f"SKIPPED {self.file}: {self.reason} ({FIX})"
+        return f"SKIPPED {self.file}: {self.reason} ({self.fix})"
 
 
 def sha256_hex(data: bytes) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
-from engram.search.guard import Scanner, Skip, check, sha256_hex
+from engram.search.guard import NOTE_FIX, Scanner, Skip, check, sha256_hex
 from engram.search.index import FileFacts, MemoryIndex, RootIndex
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
@@ -26,17 +25,15 @@ from engram.store.repo import NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
 _HASH_SKIPS = ("no approved hash", "changed since it was approved")
-_AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
 
 
 def _scan_with_safety(text: str) -> Sequence[object]:
     """The shared secret/PII/injection scanner, allowing the file's own author e-mail (§8:
     e-mails are PII everywhere except the author fields). Imported on first use: compiling
     its rules costs more than a whole cached load."""
-    from engram.safety import scan_text
+    from engram.store.integrity import scan_memory_text
 
-    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
-    return scan_text(text, allow_emails=_AUTHOR_EMAIL.findall(head))
+    return scan_memory_text(text)
 
 
 def default_scanner() -> Scanner:
@@ -125,6 +122,7 @@ class Reader:
         self._facts: dict[tuple[str, str], FileFacts] = {}
         self._roots: dict[str, Root] | None = None
         self._parts: dict[str, RootIndex] | None = None
+        self._seals: dict[str, Mapping[str, str]] = {}
 
     def root(self, scope: str) -> Root | None:
         """The root of a scope, if it exists (looked up once per command)."""
@@ -180,7 +178,11 @@ class Reader:
         # Archived files are not indexed (no facts): they are checked, never re-indexed.
         stale = facts is not None and facts.sha != sha
         if rel.startswith(f"{NOTE_DIR}/"):
-            # Notes are git-ignored and never hashed (§3); they are still scanned.
+            # Notes are git-ignored and never hashed (§3): shown only when Engram's seal
+            # verifies (anything else in working/ nobody approved), and still scanned.
+            unsealed = self._unsealed(root, rel, data)
+            if unsealed:
+                return Read(None, skip=Skip(shown, unsealed, NOTE_FIX), sha=sha), data
             hashes: Mapping[str, str] = {rel: sha}
         else:
             hashes = approved_hashes(root)
@@ -198,6 +200,26 @@ class Reader:
         if part is not None and not clean and self.scan is not None:
             part.record_clean(sha, version)
         return Read(None, sha=sha, stale=stale), data
+
+    def _unsealed(self, root: Root, rel: str, data: bytes) -> str:
+        """Why a working/ file is not a note Engram wrote, or "" when its seal verifies."""
+        from engram.store.seal import note_seal, read_note_seals, user_key
+
+        seals = self._seals.get(root.scope)
+        if seals is None:
+            seals = self._seals[root.scope] = read_note_seals(root.path)
+        expected = seals.get(rel)
+        if expected is None:
+            return "not written by Engram (no seal)"
+        try:
+            key = user_key(self.roots.state_dir, self.roots.project, create=False)
+        except (EngramError, OSError) as exc:
+            return f"its seal cannot be checked ({exc})"
+        import hmac
+
+        if not hmac.compare_digest(expected, note_seal(key, root.path, rel, data)):
+            return "changed since Engram wrote it (seal mismatch)"
+        return ""
 
     def _reread(self, root: Root, rel: str, shown: str) -> tuple[bytes, str, Skip | None]:
         try:

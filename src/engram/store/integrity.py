@@ -1,14 +1,18 @@
 """Integrity: compare memory files with `memory.hashes.json`, and re-approve hand edits.
 
 `verify` never changes anything. `rehash` is the human's explicit act of approving what is on disk
-now (SPEC §8); `rehash --merged` resolves a git merge conflict inside the hashes file by taking,
-for every path, the side whose hash matches the merged file, and lists what it cannot decide.
+now (SPEC §8): it shows each file it approves and refuses files that fail the safety scan unless
+the human passes `--accept-unsafe`. `rehash --merged` resolves a git merge conflict inside the
+hashes file by taking, for every path, the side whose hash matches the merged file, and lists
+what it cannot decide.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from engram.errors import EXIT_INTEGRITY, IntegrityError, InvalidMemoryError
 from engram.outcome import Diagnostic, Outcome
@@ -94,9 +98,25 @@ def verify(roots: Roots) -> Outcome:
     )
 
 
-def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> Outcome:
+@dataclass
+class _Rehash:
+    """What one rehash approved, refused and shows."""
+
+    changed: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+
+
+def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
+           accept_unsafe: bool = False, dry_run: bool = False) -> Outcome:
+    """Approve the files as they are now: the human's explicit act (SPEC §8).
+
+    Every file about to be approved is shown (its text, secrets redacted, control characters
+    escaped) and scanned; a file with a secret, personal data or an injection line is refused
+    unless `accept_unsafe`. `dry_run` shows and scans without approving anything.
+    """
     wanted = {validate_id(i) for i in ids or []}
-    changed: list[str] = []
+    done = _Rehash()
     review: list[str] = []
     for root in roots.existing():
         store = Store(root)
@@ -109,25 +129,93 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False) -> 
                     continue
                 if store.resolve(rel).is_symlink():
                     continue  # never approve a symlink; verify keeps reporting it
-                digest = sha256_bytes(store.read_bytes(rel))
+                data = store.read_bytes(rel)
+                digest = sha256_bytes(data)
                 if hashes.get(rel) != digest:
-                    hashes[rel] = digest
-                    changed.append(f"{root.scope}:{rel}")
+                    name = f"{root.scope}:{rel}"
+                    if _review(done, name, data, new=rel not in hashes,
+                               accept_unsafe=accept_unsafe):
+                        hashes[rel] = digest
+                        done.changed.append(name)
             for rel in [r for r in hashes if r not in on_disk]:
                 if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
                     del hashes[rel]
-                    changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+                    done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+            if dry_run:
+                continue
             store.save_hashes(hashes)
-            if changed:
+            if done.changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
-                                        f"{len(changed)} file(s)"])
+                                        f"{len(done.changed)} file(s)"])
     missing = sorted(wanted - _known_ids(roots))
-    lines = [f"rehashed {c}" for c in changed] or ["nothing to rehash: every hash matches"]
+    verb = "would rehash" if dry_run else "rehashed"
+    lines = list(done.shown)
+    lines += [f"{verb} {c}" for c in done.changed]
+    if not done.changed and not done.refused:
+        lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
     diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
+    diags += [Diagnostic("integrity.unsafe", "error", f"not approved: {r}") for r in done.refused]
     lines += [f"warning: no memory with id {m}" for m in missing]
-    return Outcome(text="\n".join(lines), data={"changed": changed, "review": review},
-                   diagnostics=diags)
+    if done.refused:
+        lines.append(f"{len(done.refused)} file(s) not approved: they hold a secret, personal "
+                     "data or an injection line. Fix them, or, if you reviewed them and they "
+                     "are meant to hold this, run `engram rehash --accept-unsafe`.")
+    return Outcome(text="\n".join(lines), diagnostics=diags,
+                   data={"changed": done.changed, "review": review, "refused": done.refused,
+                         "dry_run": dry_run},
+                   ok=not done.refused, exit_code=EXIT_INTEGRITY if done.refused else 0)
+
+
+PREVIEW_LINES = 40
+
+
+def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool) -> bool:
+    """Show one file about to be approved and scan it; False when it must not be approved."""
+    from engram.safety import describe, redact
+
+    text = data.decode("utf-8", errors="replace")
+    findings = scan_memory_text(text)
+    state = "new file, never approved" if new else "changed since it was approved"
+    done.shown.append(f"--- {name} ({state})")
+    shown, _ = redact(text, allow_emails=_author_emails(text))
+    body = shown.splitlines()
+    done.shown += [f"  | {printable(ln)}" for ln in body[:PREVIEW_LINES]]
+    if len(body) > PREVIEW_LINES:
+        done.shown.append(f"  | … {len(body) - PREVIEW_LINES} more line(s)")
+    if findings:
+        found = describe(findings).replace("\n", "; ")
+        if not accept_unsafe:
+            done.shown.append(f"  refused: {found}")
+            done.refused.append(f"{name}: {found}")
+            return False
+        done.shown.append(f"  accepted although it holds: {found} (--accept-unsafe)")
+    return True
+
+
+_AUTHOR_EMAIL = re.compile(r"^author_email:\s*[\"']?([^\"'\s]+)[\"']?\s*$", re.MULTILINE)
+
+
+def _author_emails(text: str) -> list[str]:
+    head = text.split("\n---", 1)[0] if text.startswith("---") else ""
+    return _AUTHOR_EMAIL.findall(head)
+
+
+def scan_memory_text(text: str) -> list[Any]:
+    """Secrets, personal data and injection lines of a memory file, allowing the file's own
+    author e-mail (§8: e-mails are PII everywhere except the author fields)."""
+    from engram.safety import scan_text  # compiling the rules is costly: only when scanning
+
+    return list(scan_text(text, allow_emails=_author_emails(text)))
+
+
+def printable(line: str) -> str:
+    """A line with control and invisible format characters shown as escapes, never obeyed by
+    the terminal (an ANSI sequence could hide the rest of the line)."""
+    import unicodedata
+
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp"}
+                   else f"\\u{{{ord(ch):04x}}}" for ch in line)
 
 
 def _stamp() -> str:

@@ -3,6 +3,9 @@
 `Store.write_files` is the only way memory files change: under the root lock it writes each file
 atomically, then the hashes file, then the changelog, so a concurrent writer never loses an
 update and a crash leaves each file old or new (`engram verify` names any file to re-approve).
+A write that fails part-way (a full disk, a read-only hashes file) is rolled back: every file it
+touched gets its previous bytes again (or is removed when it did not exist), so no memory is left
+without its hash and a retry starts from the state before.
 """
 
 from __future__ import annotations
@@ -208,7 +211,8 @@ class Store:
         return removed
 
     def write_files(self, changes: Sequence[Change], message: str) -> None:
-        """Apply changes atomically per file, then hashes and changelog, all under the lock."""
+        """Apply changes atomically per file, then hashes and changelog, all under the lock;
+        all or nothing: a failure puts every touched file back as it was."""
         if not changes:
             return
         with root_lock(self.path):
@@ -217,22 +221,69 @@ class Store:
             hashes = self.load_hashes()
             stamp = now_iso()
             log: list[str] = []
-            for ch in changes:
-                path = self.resolve(ch.rel)
-                hashed = not ch.rel.startswith(f"{NOTE_DIR}/")
-                if ch.text is None:
-                    remove(path)
-                    hashes.pop(ch.rel, None)
-                else:
-                    data = ch.text.encode("utf-8")
-                    atomic_write(path, data)
+            undo: list[tuple[Path, bytes | None]] = []
+            try:
+                # Each step is atomic (a failed one changed nothing), so a step joins `undo`
+                # only once it succeeded.
+                for ch in changes:
+                    path = self.resolve(ch.rel)
+                    hashed = not ch.rel.startswith(f"{NOTE_DIR}/")
+                    before = _previous(path)
+                    if ch.text is None:
+                        remove(path)
+                        hashes.pop(ch.rel, None)
+                    else:
+                        data = ch.text.encode("utf-8")
+                        atomic_write(path, data)
+                        if hashed:
+                            hashes[ch.rel] = sha256_bytes(data)
+                    undo.append((path, before))
                     if hashed:
-                        hashes[ch.rel] = sha256_bytes(data)
-                if hashed:
-                    log.append(f"- {stamp} {ch.rel}: {message}")
-            self.save_hashes(hashes)
-            if log:
-                self.append_changelog(log)
+                        log.append(f"- {stamp} {ch.rel}: {message}")
+                before = _previous(self.root.hashes_file)
+                self.save_hashes(hashes)
+                undo.append((self.root.hashes_file, before))
+                if log:
+                    self.append_changelog(log)
+            except (StorageError, OSError) as exc:
+                raise _rolled_back(exc, undo) from exc
+
+
+def _previous(path: Path) -> bytes | None:
+    """A file's bytes before a write touches it (None: it does not exist)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"cannot read {path} before changing it: {exc.strerror}",
+                           code="storage.io", hint="check the file, then retry; nothing "
+                           "was changed") from exc
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def _rolled_back(exc: StorageError | OSError, undo: list[tuple[Path, bytes | None]]
+                 ) -> StorageError:
+    """Put back what a failed write changed, newest first; say what happened either way."""
+    failed: list[str] = []
+    for path, old in reversed(undo):
+        try:
+            if old is None:
+                remove(path)
+            else:
+                atomic_write(path, old)
+        except (StorageError, OSError):
+            failed.append(str(path))
+    what = exc.message if isinstance(exc, StorageError) else str(exc)
+    hint = exc.hint if isinstance(exc, StorageError) else "check the path and retry"
+    code = exc.code if isinstance(exc, StorageError) else "storage.io"
+    if failed:
+        return StorageError(f"{what}; the rollback failed too for {', '.join(failed)}",
+                            code=code, hint="run `engram verify` to see which files to review "
+                            "and `engram rehash` only after checking them")
+    return StorageError(f"{what}; the whole write was rolled back, nothing changed",
+                        code=code, hint=hint)
 
 
 def parse_bytes(data: bytes, rel: str, root: Root) -> Memory:
