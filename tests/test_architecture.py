@@ -6,12 +6,13 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "engram"
-CORE = ("store", "search", "proposals", "hosts", "safety", "bench")
+CORE = ("store", "search", "proposals", "hosts", "safety", "bench", "anchors")
 FORBIDDEN = {
     "store": {"cli", "mcp", "search", "proposals", "hosts"},
     "search": {"cli", "mcp", "proposals", "hosts"},
     "proposals": {"cli", "mcp", "hosts"},
     "hosts": {"cli", "mcp"},
+    "anchors": {"cli", "mcp", "proposals", "hosts"},
     "safety": {"*"},
 }
 

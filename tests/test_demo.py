@@ -13,8 +13,11 @@ def test_demo_runs_every_step_and_keeps_the_project_when_asked(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli("demo", "--dir", str(tmp_path / "d"), capsys=capsys)
     assert code == 0, err
-    for step in ("1/5", "2/5", "3/5", "4/5", "5/5"):
+    for step in ("1/6", "2/6", "3/6", "4/6", "5/6", "6/6"):
         assert step in out
+    assert "`tools/release_notes.py` was renamed to `scripts/release_notes.py`" in out
+    assert "Renames paths: tools/release_notes.py → scripts/release_notes.py" in out
+    assert "1 anchored memories: 0 gone, 0 moved, 0 changed, 1 ok" in out
     assert "Verdict: ADD" in out and "NOOP duplicate of" in out
     assert "3 written" in out
     assert "protocol 2025-11-25" in out

@@ -20,7 +20,7 @@ def status(roots: Roots) -> Outcome:
     settings = roots.settings()
     today = date.today().isoformat()
     data: dict[str, Any] = {"roots": [], "counts": {"by_type": {}, "by_scope": {}, "by_tier": {}},
-                            "invalid": [], "pending_approvals": 0,
+                            "invalid": [], "duplicate_ids": [], "pending_approvals": 0,
                             "notes": {"active": 0, "expired": 0}, "config": settings.values}
     diags: list[Diagnostic] = []
     lines: list[str] = []
@@ -35,6 +35,7 @@ def status(roots: Roots) -> Outcome:
             counts = idx.counts()
             mems = idx.memories() if counts["by_tier"].get("working") else []
             invalid = idx.invalid()
+            duplicates = idx.duplicate_ids()
         finally:
             idx.close()
         for t, n in counts["by_type"].items():
@@ -46,19 +47,41 @@ def status(roots: Roots) -> Outcome:
             if m.is_note:
                 key = "active" if (m.valid_until or "9999") >= today else "expired"
                 data["notes"][key] += 1
+        if invalid:
+            from engram.safety import printable, shown_name
         for exc in invalid:
-            data["invalid"].append({"scope": root.scope, "file": exc.file, "line": exc.line,
-                                    "reason": exc.reason})
+            # Names and parse errors of files nobody approved: escaped and shortened.
+            file, reason = shown_name(exc.file), printable(exc.reason, 240)
+            data["invalid"].append({"scope": root.scope, "file": file, "line": exc.line,
+                                    "reason": reason})
             diags.append(Diagnostic("memory.invalid", "warn",
-                                    f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}"))
+                                    f"{root.scope}:{file}:{exc.line}: {reason}"))
+        if duplicates:
+            from engram.safety import shown_name as name
+        for mid, rels in duplicates.items():
+            shown = [name(r) for r in rels]
+            data["duplicate_ids"].append({"scope": root.scope, "id": mid, "files": shown})
+            diags.append(Diagnostic("memory.duplicate_id", "warn",
+                                    f"{root.scope}: id {mid} is declared by {', '.join(shown)};"
+                                    " loads show the first that passes the guard"))
     data["pending_approvals"] = open_count(roots)
     c = data["counts"]
     lines.append("memories: " + (", ".join(f"{n} {t}" for t, n in sorted(c["by_type"].items()))
                                  or "none"))
     lines.append(f"notes: {data['notes']['active']} active, {data['notes']['expired']} expired; "
                  f"pending approvals: {data['pending_approvals']}")
+    if roots.workspace.exists():
+        from engram.anchors.api import counts as stale_counts
+
+        stale = stale_counts(roots)
+        data["stale"] = stale
+        if any(stale[s] for s in ("gone", "moved", "changed")):
+            lines.append(f"stale: {stale['moved']} moved, {stale['gone']} gone, "
+                         f"{stale['changed']} changed of {stale['anchored']} anchored "
+                         "(engram stale)")
     for inv in data["invalid"]:
         lines.append(f"INVALID {inv['scope']}:{inv['file']}:{inv['line']}: {inv['reason']}")
+    lines += [f"DUPLICATE ID {d.message}" for d in diags if d.code == "memory.duplicate_id"]
     for c in settings.clamped:
         diags.append(Diagnostic("config.clamped", "warn",
                                 f"{c.file}: {c.key}={c.value!r} used as {c.used!r}"))

@@ -3,7 +3,8 @@
 The workspace root is `<project>/.agents/.engram`, where the project is the nearest ancestor that
 holds `.agents/.engram`, else the git top level, else the working directory; `--workspace DIR` and
 `ENGRAM_WORKSPACE` override. The global root is `ENGRAM_GLOBAL_DIR`, else the user config's
-`global_path`. This module only computes paths; it creates nothing (init.py does).
+`global_path`. This module only computes paths; it creates nothing (init.py does), and refuses
+roots behind symlinks a repository could plant (containment.py).
 """
 
 from __future__ import annotations
@@ -129,16 +130,24 @@ def find_project(start: Path) -> Path:
     return start
 
 
-def resolve(env: Env | None = None, workspace: str | Path | None = None) -> Roots:
+def resolve(env: Env | None = None, workspace: str | Path | None = None, *,
+            contain: bool = True) -> Roots:
+    """The roots of a command. With `contain` (the default) a symlinked workspace root, type
+    folder or state file is refused (`engram.containment`); `engram doctor` looks without."""
     env = env or read_env()
     chosen = workspace or env.workspace
     if chosen:
         base = Path(chosen).expanduser()
         base = base if base.is_absolute() else env.cwd / base
-        base = base.resolve()
-        # Accept either the project directory or the root itself.
-        project = base.parent.parent if base.name == ".engram" and base.parent.name == ".agents" \
-            else base
+        # Accept either the project directory or the root itself. The root is not resolved
+        # through a symlink: that would move the workspace to wherever the link points
+        # (containment refuses the link instead); the project directory may be one.
+        if base.name == ".engram" and base.parent.name == ".agents":
+            project = base.parent.parent.resolve()
+        else:
+            project = base.resolve()
+            if project.name == ".engram" and project.parent.name == ".agents":
+                project = project.parent.parent
     else:
         project = find_project(env.cwd)
     global_root = None
@@ -149,10 +158,15 @@ def resolve(env: Env | None = None, workspace: str | Path | None = None) -> Root
         gp = user.get("global_path")
         if isinstance(gp, str) and gp:
             global_root = Root(Path(gp).expanduser().resolve(), "global")
-    return Roots(
+    roots = Roots(
         project=project,
         workspace=Root(project / ROOT_REL, "workspace"),
         global_root=global_root,
         config_dir=env.config_dir,
         env=env,
     )
+    if contain:
+        from engram.containment import ensure
+
+        ensure(roots)
+    return roots

@@ -2,14 +2,13 @@
 
 Oversized, deeply nested, non-UTF-8 and NUL lines get a JSON-RPC error reply and the server keeps
 answering. Ids with `../` or Unicode look-alikes are refused with a clear message by every tool,
-resource and command that takes one. A memory file or directory symlinked outside the root is
-never printed by load, search or resources.
+resource and command that takes one. A memory file or a directory inside a type folder symlinked
+outside the root is never printed by load, search or resources.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,10 @@ def hostile_project(project: Path) -> Path:
     (outside / "dir").mkdir()
     (outside / "dir" / "leak2.md").write_text(OUTSIDE_TEXT.replace("id: leak", "id: leak2"),
                                               encoding="utf-8")
-    shutil.rmtree(root / "knowledge", ignore_errors=True)
-    (root / "knowledge").symlink_to(outside / "dir")
+    # A symlinked type folder refuses the whole root (tests/trust/test_trust_containment.py);
+    # a symlinked directory inside one is simply never followed.
+    (root / "knowledge").mkdir(exist_ok=True)
+    (root / "knowledge" / "sub").symlink_to(outside / "dir")
     # Even "approving" the outside bytes must not make them readable.
     hashes = json.loads((root / "memory.hashes.json").read_text())
     hashes["rules/leak.md"] = sha256_bytes(OUTSIDE_TEXT.encode())

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import engram
+from engram.cli.main import main
+from engram.hosts import command, jsonc
 
 VERSION = "1.2.3"
 
@@ -23,20 +27,44 @@ def bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """PATH holds only a dir with fake engram and engram-mcp (so entries use the bare form)."""
     d = tmp_path / "bin"
     d.mkdir()
-    for name in ("engram", "engram-mcp"):
-        exe = d / name
-        exe.write_text("#!/bin/sh\nexit 0\n")
-        exe.chmod(0o755)
+    fake(d / "engram")
+    fake(d / "engram-mcp", answers_initialize=True)
     monkeypatch.setenv("PATH", str(d))
+    install_at(monkeypatch, d)
     return d
+
+
+ANSWER = ('{"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18", '
+          '"capabilities": {}, "serverInfo": {"name": "engram", "version": "fake"}}}')
+
+
+def fake(path: Path, *, answers_initialize: bool = False, fails: str = "") -> Path:
+    """An executable stand-in: exits 0, or answers one MCP initialize, or fails with a message."""
+    if fails:
+        body = f"echo '{fails}' >&2\nexit 1\n"
+    elif answers_initialize:
+        body = f"read line\necho '{ANSWER}'\n"
+    else:
+        body = "exit 0\n"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def install_at(monkeypatch: pytest.MonkeyPatch, scripts: Path | None, *, isolated: bool = False,
+               under_uvx: bool = False) -> None:
+    """Make the running Engram look installed with its console scripts in `scripts`."""
+    found = command.Install(scripts, isolated, under_uvx)
+    monkeypatch.setattr(command, "this_install", lambda: found)
 
 
 @pytest.fixture
 def empty_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """PATH without engram-mcp or uvx: entries take the pinned uvx form."""
+    """Engram running under `uvx`, nothing on PATH: entries take the pinned uvx form."""
     d = tmp_path / "nobin"
     d.mkdir()
     monkeypatch.setenv("PATH", str(d))
+    install_at(monkeypatch, None, under_uvx=True)
     return d
 
 
@@ -60,6 +88,26 @@ class Kit:
     @staticmethod
     def snapshot(base: Path) -> dict[str, bytes]:
         return snapshot(base)
+
+    @staticmethod
+    def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
+        """Run `engram doctor --json`; its exit code and findings."""
+        capsys.readouterr()
+        code = main(["doctor", "--json"])
+        return code, json.loads(capsys.readouterr().out)["data"]["findings"]
+
+    @staticmethod
+    def json(path: Path) -> Any:
+        return jsonc.loads(path.read_text())
+
+    @staticmethod
+    def fake(path: Path, *, answers_initialize: bool = False, fails: str = "") -> Path:
+        return fake(path, answers_initialize=answers_initialize, fails=fails)
+
+    @staticmethod
+    def install_at(monkeypatch: pytest.MonkeyPatch, scripts: Path | None, *,
+                   isolated: bool = False, under_uvx: bool = False) -> None:
+        install_at(monkeypatch, scripts, isolated=isolated, under_uvx=under_uvx)
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """Golden before/after fixtures per host and scope (tests/fixtures/hosts/<host>/<scope>/).
 
-Each `before/` starts from the user's own servers, keys and comments. Link must produce exactly
-`after/`; a second link changes nothing; unlink gives `before/` back (backups aside); --plan
-writes nothing. Regenerate after an intended change with ENGRAM_REGEN_GOLDEN=1.
+Each `before/` starts from the user's own servers, keys, permission rules and comments. Link must
+produce exactly `after/`; a second link changes nothing; unlink gives `before/` back; --plan
+writes nothing; backups never land in the working tree, and `unlink --restore` puts them back.
+Regenerate after an intended change with ENGRAM_REGEN_GOLDEN=1.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from engram.cli.main import main
+from engram.hosts.files import backup_path
 from engram.hosts.targets import NAMES
 
 CASES = [(h, s) for h in NAMES for s in ("workspace", "global")]
@@ -71,11 +73,19 @@ def test_link_matches_golden_and_unlink_restores(
 
 
 @pytest.mark.parametrize(("host", "scope"), CASES)
-def test_every_changed_user_file_has_a_backup_of_its_original(
+def test_backups_stay_out_of_the_tree_and_unlink_restore_puts_them_back(
     host: str, scope: str, project: Path, home: Path, bin_dir: Path, kit: Any
 ) -> None:
     case, base, before = _start(host, scope, project, home, kit)
     assert main(_link_args(host, scope)) == 0
-    for rel, data in kit.snapshot(base).items():
-        if rel in before and data != before[rel]:
-            assert (base / (rel + BAK)).read_bytes() == before[rel]
+    assert not [rel for rel in kit.snapshot(base) if rel.endswith(BAK)]
+    changed = [rel for rel, data in kit.snapshot(base).items()
+               if rel in before and data != before[rel]]
+    for rel in changed:
+        assert backup_path(home / ".engram", base / rel).read_bytes() == before[rel]
+    for rel in changed:  # the user edits a linked file by hand afterwards
+        (base / rel).write_bytes((base / rel).read_bytes() + b"\n")
+    unlink = ["unlink", host, "--restore"] + (["--global"] if scope == "global" else [])
+    assert main(unlink) == 0
+    assert kit.snapshot(base) == before
+    assert not any(backup_path(home / ".engram", base / rel).exists() for rel in changed)

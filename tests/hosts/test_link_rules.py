@@ -35,13 +35,13 @@ def test_link_creates_then_unlink_removes_files_it_created(project: Path, bin_di
     assert sorted(p.name for p in project.iterdir()) == []
 
 
-def test_path_without_engram_mcp_gets_the_pinned_uvx_form(project: Path, empty_path: Path) -> None:
+def test_engram_under_uvx_writes_the_pinned_uvx_form(project: Path, empty_path: Path) -> None:
     assert main(["link", "gemini"]) == 0
     entry = _json(project / ".gemini/settings.json")["mcpServers"]["engram"]
     assert entry == {"command": "uvx", "args": PINNED}
 
 
-def test_claude_hook_uses_pinned_form_when_engram_is_not_on_path(
+def test_claude_hook_under_uvx_uses_the_pinned_form(
     project: Path, empty_path: Path
 ) -> None:
     assert main(["link", "claude"]) == 0
@@ -206,7 +206,8 @@ def test_read_mode_off_installs_no_hooks(project: Path, bin_dir: Path) -> None:
     root.mkdir(parents=True)
     (root / "engram.config.json").write_text('{"read": "off"}')
     assert main(["link", "claude"]) == 0
-    assert not (project / ".claude/settings.local.json").exists()
+    settings = _json(project / ".claude/settings.local.json")
+    assert "hooks" not in settings and settings["permissions"]["ask"]  # the gate, no hooks
     assert _json(project / ".mcp.json")["mcpServers"]["engram"]["args"] == ["--always-load"]
 
 

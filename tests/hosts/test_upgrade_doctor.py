@@ -85,8 +85,9 @@ def test_auto_repin_is_off_with_the_env_switch(
 
 def test_doctor_reports_a_stale_pin_after_a_version_change(
     project: Path, empty_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], kit: Any,
 ) -> None:
+    kit.fake(empty_path / "uvx", answers_initialize=True)
     assert main(["link", "cursor"]) == 0
     monkeypatch.setattr(engram, "__version__", "2.0.0")
     code, findings = _doctor(capsys)
@@ -97,14 +98,14 @@ def test_doctor_reports_a_stale_pin_after_a_version_change(
     assert _doctor(capsys, "--strict")[0] == 1
 
 
-def test_doctor_warns_on_gemini_trust(
+def test_doctor_warns_on_gemini_server_trust(
     project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / ".gemini").mkdir()
     entry = {"command": "engram-mcp", "args": [], "trust": True}
     (project / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"engram": entry}}))
     code, findings = _doctor(capsys)
-    trust = [f for f in findings if f["code"] == "host.gemini_trust"]
+    trust = [f for f in findings if f["code"] == "host.gemini_server_trust"]
     assert trust and trust[0]["level"] == "warn" and code == 0
 
 
@@ -150,10 +151,16 @@ def test_doctor_reports_clamped_config_and_missing_gitignore_lines(
     assert all(f["remediation"] for f in findings if f["level"] != "ok")
 
 
-def test_doctor_warns_when_no_launcher_is_on_path(
+def test_a_uvx_entry_without_uvx_is_an_error_whose_fix_is_link_not_uvx(
     project: Path, empty_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert "host.no_launcher" in _codes(_doctor(capsys)[1])
+    assert main(["link", "gemini"]) == 0  # under uvx: the pinned form
+    code, findings = _doctor(capsys)
+    missing = [f for f in findings if f["code"] == "host.missing_executable"]
+    assert code == 1 and missing and "uvx is not on PATH" in missing[0]["message"]
+    assert "engram link gemini" in missing[0]["remediation"]
+    assert not any("uvx form" in f["remediation"] and "switch" in f["remediation"]
+                   for f in findings)
 
 
 def test_doctor_on_a_clean_link_has_no_errors(
@@ -163,7 +170,7 @@ def test_doctor_on_a_clean_link_has_no_errors(
     assert main(["link", "--global", "codex"]) == 0
     code, findings = _doctor(capsys)
     assert code == 0 and not [f for f in findings if f["level"] == "error"]
-    assert "host.ok" in _codes(findings)
+    assert "host.starts" in _codes(findings)
 
 
 def test_auto_repin_writes_nothing_when_nothing_is_linked(

@@ -28,6 +28,7 @@ class Item:
     id: str
     title: str
     writable: bool
+    text: str = ""
 
 
 @dataclass
@@ -101,7 +102,8 @@ class FakeCore:
         for n, text in enumerate(texts, 1):
             slug = "-".join(re.findall(r"[a-z0-9]+", text.lower())[:4]) or f"c{n}"
             dup = "duplicate" in text
-            items.append(Item(n, "NOOP duplicate of alpha" if dup else add, slug, slug, not dup))
+            items.append(Item(n, "NOOP duplicate of alpha" if dup else add, slug, slug, not dup,
+                              text))
         return self._pending(FakeProposal(secrets.token_hex(16), items, scope, texts))
 
     def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
@@ -111,7 +113,7 @@ class FakeCore:
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> FakeProposal:
         item = Item(1, "ADD", "note-" + "-".join(re.findall(r"[a-z0-9]+", text.lower())[:3]),
-                    "note", True)
+                    "note", True, text)
         proposal = FakeProposal(secrets.token_hex(16), [item], scope or "workspace", [text],
                                 {"id": item.id, "valid_until": "2099-01-01"})
         return self._pending(proposal, note=True)

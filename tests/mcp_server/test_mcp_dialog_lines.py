@@ -43,7 +43,7 @@ def _count(raw: RawServer) -> int:
 
 # legacy ------------------------------------------------------------------------------------
 
-def test_form_lists_writable_candidates_by_number_verdict_and_id_never_text(
+def test_form_lists_writable_candidates_by_number_verdict_id_and_text(
         raw: RawServer) -> None:
     id_, asked = _start_save(raw, {"candidates": SESSION})
     schema = asked["params"]["requestedSchema"]
@@ -51,7 +51,9 @@ def test_form_lists_writable_candidates_by_number_verdict_and_id_never_text(
     titles = [v.get("title") for k, v in schema["properties"].items() if k.startswith("c")]
     assert titles == ["1 ADD always-pin-tool-versions", "2 ADD we-deploy-on-fridays"]
     assert schema["properties"]["scope"]["enum"] == ["both", "workspace", "global"]
-    assert "Always pin" not in str(asked["params"])
+    assert schema["properties"]["c1"]["description"] == "Always pin tool versions."
+    assert "1 ADD always-pin-tool-versions: Always pin tool versions." in \
+        asked["params"]["message"]
     assert "3 NOOP duplicate of alpha" in asked["params"]["message"]
     _answer(raw, asked, result={"action": "cancel"})
     raw.reply_to(id_)

@@ -125,6 +125,7 @@ class _Item:
     verdict: str
     id: str
     writable: bool
+    text: str = "Candidate text."
 
 
 ITEMS = [_Item(1, "workspace: ADD; global: ADD", "run-smoke-suite", True),

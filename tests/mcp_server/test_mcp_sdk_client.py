@@ -128,7 +128,7 @@ async def _dialog_outcomes(h: Harness) -> None:
     accepted = await h.call("engram_save_session", DIALOG_ARGS)
     assert accepted.content[0].text.startswith("approved in the dialog")  # type: ignore[union-attr]
     assert h.written()[before:] == [{"id": "always-pin-tool-versions", "scope": "workspace"}]
-    assert "Always pin" not in json.dumps(h.asked[-1])
+    assert "Always pin tool versions." in json.dumps(h.asked[-1])
 
     h.behaviour = answer("decline")
     declined = await h.call("engram_save", {"text": "Prefer httpx over requests."})

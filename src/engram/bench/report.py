@@ -61,6 +61,7 @@ RUNNERS: dict[str, Runner] = {
     "hooks": _lazy("hook_bench"),
     "load": _lazy("load_bench"),
     "writes": _lazy("write_bench"),
+    "stale": _lazy("stale_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
@@ -70,4 +71,5 @@ TITLES = {
     "load": "Load: server throughput, RSS over a 5,000-request run, commit latency under 2 writers",
     "hooks": "Claude Code hook: cold `engram agent-hook` process per payload",
     "writes": "Write path: proposing and committing one memory",
+    "stale": "Code anchors: state accuracy and `engram stale` on a large repository",
 }

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from engram.cli.main import Context
 
 # each is a row of engram.bench.report.RUNNERS
-SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes")
+SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes", "stale")
 
 
 def configure_bench(p: argparse.ArgumentParser) -> None:

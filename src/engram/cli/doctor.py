@@ -18,8 +18,10 @@ def configure_doctor(p: argparse.ArgumentParser) -> None:
 
 def run_doctor(args: argparse.Namespace, ctx: Any) -> Outcome:
     from engram.hosts.doctor import run
+    from engram.workspace import resolve
 
-    findings = run(ctx.roots)
+    # Resolved without the containment check, so a symlinked root is explained, not refused.
+    findings = run(resolve(workspace=getattr(args, "workspace", None), contain=False))
     failing = {"error", "warn"} if args.strict else {"error"}
     bad = [f for f in findings if f.level in failing]
     lines = [f"{f.level.upper():<5} {f.code}: {f.message}"

@@ -21,6 +21,10 @@ def configure_link(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-hooks", action="store_true", help="skip Claude Code hooks")
     p.add_argument("--team", action="store_true",
                    help="Claude hooks in .claude/settings.json (shared) instead of settings.local")
+    p.add_argument("--no-allow", action="store_true",
+                   help="no allow rules for the read-only tools (commit still asks)")
+    p.add_argument("--launcher", choices=("auto", "uvx"), default="auto",
+                   help="auto: this installation's engram-mcp; uvx: the pinned uvx form")
 
 
 def configure_unlink(p: argparse.ArgumentParser) -> None:
@@ -28,6 +32,8 @@ def configure_unlink(p: argparse.ArgumentParser) -> None:
     p.add_argument("--global", dest="is_global", action="store_true",
                    help="unlink the user-level config")
     p.add_argument("--plan", action="store_true", help="show what would change; write nothing")
+    p.add_argument("--restore", action="store_true",
+                   help="after unlinking, put back the copies saved before Engram's first change")
 
 
 def render(results: list[engine.Result]) -> Outcome:
@@ -53,12 +59,14 @@ def run_link(args: argparse.Namespace, ctx: Any) -> Outcome:
     if args.target == "list":
         return _list(ctx)
     opts = engine.Options(is_global=args.is_global, force=args.force, plan=args.plan,
-                          no_mcp=args.no_mcp, no_hooks=args.no_hooks, team=args.team)
+                          no_mcp=args.no_mcp, no_hooks=args.no_hooks, team=args.team,
+                          no_allow=args.no_allow, launcher=args.launcher)
     return render([engine.link(ctx.roots, args.target, opts)])
 
 
 def run_unlink(args: argparse.Namespace, ctx: Any) -> Outcome:
-    results = engine.unlink(ctx.roots, args.target, is_global=args.is_global, plan=args.plan)
+    results = engine.unlink(ctx.roots, args.target, is_global=args.is_global, plan=args.plan,
+                            restore=args.restore)
     if not results:
         return Outcome(text="no linked hosts in this scope", data={"results": []})
     return render(results)

@@ -15,9 +15,9 @@ import io
 import re
 import select
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engram.errors import EXIT_APPROVAL_NEEDED, UsageError
 from engram.outcome import Outcome
@@ -111,7 +111,8 @@ def query_level(raw: str | None) -> int | None:
     return int(m.group(1))
 
 
-def propose_and_write(args: argparse.Namespace, ctx: Context, text: str, *, single: bool,
+def propose_and_write(args: argparse.Namespace, ctx: Context,
+                      text: str | Sequence[Mapping[str, Any]], *, single: bool,
                       type: str | None = None, context: str | None = None,
                       source: str = "manual", level: int | None = None,
                       answer_from_stdin: bool = False,

@@ -9,7 +9,8 @@ The runtime that answers these hooks is `hosts/hooks.py`.
 
 from __future__ import annotations
 
-import shutil
+import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,42 @@ EVENTS = ("SessionStart", "UserPromptSubmit")
 HOOK_ARGS = ("agent-hook", "--host", "claude")
 
 
-def hook_command(path_env: str) -> str:
-    """`engram agent-hook --host claude`, pinned through uvx when `engram` is not on PATH."""
-    if shutil.which("engram", path=path_env or None):
-        return "engram " + " ".join(HOOK_ARGS)
-    pin = f"{command.PACKAGE}=={command.installed_version()}"
-    return f"uvx --from {pin} engram " + " ".join(HOOK_ARGS)
+def hook_command(path_env: str, launcher: str = "auto") -> str:
+    """`engram agent-hook --host claude` launched the way the server is (hosts/command.py)."""
+    launch = command.launch_for(path_env, "engram", launcher)
+    return " ".join(shlex.quote(a) for a in launch.argv(list(HOOK_ARGS)))
+
+
+def kept_command(text: str | None, wanted: str) -> str:
+    """A re-pin keeps an installed Engram hook whose absolute `engram` path still exists."""
+    for cmd in _commands(text):
+        argv = shlex.split(cmd)
+        head = Path(argv[0]) if argv else None
+        if head is not None and head.is_absolute() and head.name == "engram" \
+                and os.access(head, os.X_OK) and not wanted.startswith("uvx "):
+            return cmd
+    return wanted
+
+
+def _commands(text: str | None) -> list[str]:
+    try:
+        data = jsonc.loads(text) if text else None
+    except HostConfigError:
+        return []
+    return engram_commands(data)
+
+
+def engram_commands(data: Any) -> list[str]:
+    """The commands of Engram's hook groups in a parsed settings object."""
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    out: list[str] = []
+    for event in EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        for group in groups if isinstance(groups, list) else []:
+            if is_engram_group(group):
+                out += [h["command"] for h in group["hooks"]
+                        if isinstance(h, dict) and isinstance(h.get("command"), str)]
+    return out
 
 
 def is_engram_group(group: Any) -> bool:

@@ -1,19 +1,29 @@
 """How hosts launch Engram: the command form, who owns an `engram` entry, and re-pinning.
 
-The server command is `engram-mcp` when it is on PATH, else the pinned form
-`uvx --from engram-protocol==<installed version> engram-mcp` (SPEC §11.1). An `engram` entry is
+A host starts the server from its own environment, often not the shell that ran `link`, so the
+command must start the installation that ran `link` (issue #19):
+
+- the bare `engram-mcp` when the one `PATH` finds is this installation's and does not live in
+  an activated virtualenv (pipx / `uv tool` shims, a user or system install);
+- the absolute path of this installation's `engram-mcp` otherwise (a venv, a PATH that finds
+  another copy or none);
+- the pinned `uvx --from engram-protocol==<installed version> engram-mcp` only with
+  `--launcher uvx` or when Engram itself runs under `uvx`.
+
+The same rule gives the hook command (`engram agent-hook --host claude`). An `engram` entry is
 Engram's when its command is `engram-mcp` (bare or a path), the `uvx` form, or the TypeScript
 tool's `npx … @the-long-ride/engram… engram-mcp` form; anything else is the user's and changes
-only with `--force`. This module computes entries as plain values; it does not read or write
-files.
+only with `--force`. This module computes entries as plain values; it does not write files.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
+import sysconfig
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 import engram
@@ -40,14 +50,66 @@ class Launch:
         return [self.command, *self.prefix, *flags]
 
 
-def launch_for(path_env: str, program: str = SERVER) -> Launch:
-    """`engram-mcp` when it is on PATH, else the uvx form pinned to the installed version."""
-    if shutil.which(program, path=path_env or os.defpath):
-        return Launch(program, ())
+@dataclass(frozen=True)
+class Install:
+    """Where the running Engram lives."""
+
+    scripts: Path | None  # the directory holding its console scripts (engram, engram-mcp)
+    isolated: bool  # a virtualenv: its scripts are on PATH only while it is activated
+    under_uvx: bool  # an ephemeral `uvx` environment: gone after the run
+
+
+def this_install() -> Install:
+    """The running interpreter's installation (tests replace this function)."""
+    candidates = [Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))]
+    user_scheme = f"{os.name}_user"
+    if user_scheme in sysconfig.get_scheme_names():
+        candidates.append(Path(sysconfig.get_path("scripts", user_scheme)))
+    scripts = next((d for d in candidates if _script(d, SERVER) is not None), None)
+    return Install(scripts, sys.prefix != sys.base_prefix, _in_uv_cache(Path(sys.prefix)))
+
+
+def _in_uv_cache(prefix: Path) -> bool:
+    """`uvx` runs tools from environments in uv's cache (`archive-v0/…`, `environments-v2/…`);
+    `uv tool install` puts them under `…/uv/tools/`, which is an ordinary installation."""
+    return any(p.startswith(("archive-v", "environments-v")) for p in prefix.parts)
+
+
+def _script(directory: Path, program: str) -> Path | None:
+    for name in (program, program + ".exe"):
+        candidate = directory / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def uvx_launch(program: str = SERVER) -> Launch:
     return Launch("uvx", ("--from", f"{PACKAGE}=={installed_version()}", program))
 
 
-def _argv_of(entry: Any) -> list[str]:
+def launch_for(path_env: str, program: str = SERVER, launcher: str = "auto") -> Launch:
+    """The command that starts this installation's `program` from any shell (module doc)."""
+    install = this_install()
+    if launcher == "uvx" or install.under_uvx:
+        return uvx_launch(program)
+    own = _script(install.scripts, program) if install.scripts is not None else None
+    found = shutil.which(program, path=path_env or os.defpath)
+    if own is None:
+        return Launch(program, ())  # running from a source tree: the PATH copy is all there is
+    if found is not None and _same(Path(found), own) and not (
+            install.isolated and Path(found).parent == own.parent):
+        return Launch(program, ())
+    return Launch(str(own), ())
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def argv_of(entry: Any) -> list[str]:
     """The full argv of an entry in any of the supported shapes (std or OpenCode)."""
     if not isinstance(entry, dict):
         return []
@@ -69,7 +131,7 @@ def _is_server(token: str, program: str) -> bool:
 
 def is_engrams(entry: Any, program: str = SERVER) -> bool:
     """True when an `engram` entry launches Engram (ours, pinned, or the TypeScript tool)."""
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     if not argv:
         return False
     head = PurePath(argv[0]).name
@@ -86,7 +148,7 @@ def is_engrams(entry: Any, program: str = SERVER) -> bool:
 
 def flags_of(entry: Any, program: str = SERVER) -> list[str]:
     """The server's own flags: everything after the `engram-mcp` token."""
-    argv = _argv_of(entry)
+    argv = argv_of(entry)
     for i, token in enumerate(argv):
         if _is_server(token, program):
             return argv[i + 1:]
@@ -95,7 +157,7 @@ def flags_of(entry: Any, program: str = SERVER) -> list[str]:
 
 def pinned_version(entry: Any) -> str | None:
     """The version an entry is pinned to (uvx or npx form), None for a bare command."""
-    for token in _argv_of(entry):
+    for token in argv_of(entry):
         for marker in (f"{PACKAGE}==", f"{TS_PACKAGE}@"):
             if marker in token:
                 return token.split(marker, 1)[1] or None
@@ -103,7 +165,7 @@ def pinned_version(entry: Any) -> str | None:
 
 
 def is_typescript(entry: Any) -> bool:
-    return any(TS_PACKAGE in t for t in _argv_of(entry))
+    return any(TS_PACKAGE in t for t in argv_of(entry))
 
 
 def with_always_load(flags: list[str], wanted: bool) -> list[str]:
@@ -132,9 +194,16 @@ def opencode_entry(
     return entry
 
 
-def current_launch_of(entry: Any, path_env: str, program: str = SERVER) -> Launch:
-    """What a re-pin should launch: a still-existing absolute path is the user's choice."""
-    argv = _argv_of(entry)
-    if argv and os.sep in argv[0] and _is_server(argv[0], program) and os.access(argv[0], os.X_OK):
+def is_uvx(entry: Any) -> bool:
+    argv = argv_of(entry)
+    return bool(argv) and PurePath(argv[0]).name == "uvx"
+
+
+def kept_launch(entry: Any, wanted: Launch, program: str = SERVER) -> Launch:
+    """What a re-pin (upgrade, automatic re-pin) writes: an absolute path that still starts is
+    kept (the user's or an earlier link's choice); anything else gets `wanted`."""
+    argv = argv_of(entry)
+    if wanted.command != "uvx" and argv and os.sep in argv[0] and _is_server(argv[0], program) \
+            and os.access(argv[0], os.X_OK):
         return Launch(argv[0], ())
-    return launch_for(path_env, program)
+    return wanted

@@ -1,40 +1,24 @@
-"""`engram doctor`: findings about config, roots and every host config that registers Engram.
+"""`engram doctor`: findings about config, roots, integrity, recorded links and host configs.
 
-Each finding is `{code, level: ok|warn|error, message, remediation}` (SPEC §11.5). Host checks
-look at every known config file of every host in both scopes (not only recorded links, so an
-entry written by hand or by the TypeScript tool is checked too): stale pin, missing launcher,
-`host.gemini_trust`, `host.codex_autoapprove` and `engram_commit` in a Claude allow-list.
-Hash and invalid-file checks come from `engram.store.integrity` (the same as `engram verify`).
-This module only reads; `engram upgrade` and `engram link` are the remediations.
+Each finding is `{code, level: ok|warn|error, message, remediation}` (SPEC §11.5). The checks of
+host config files (launch command, commit gate, the human's next step) live in
+`hosts/host_checks.py`. Hash and invalid-file checks come from `engram.store.integrity` (the
+same as `engram verify`). This module only reads; `engram upgrade` and `engram link` are the
+remediations.
 """
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
 from engram.errors import EngramError
-from engram.hosts import blocks, command, jsonc
-from engram.hosts.targets import Target, all_targets, get
+from engram.hosts import blocks
+from engram.hosts.findings import Finding
+from engram.hosts.host_checks import check_hosts
+from engram.hosts.targets import get
 from engram.workspace import IGNORED_LINES, Roots
 
-Level = Literal["ok", "warn", "error"]
-AUTO_MODES = ("approve", "auto")
-COMMIT_PERMISSIONS = ("mcp__engram__engram_commit", "mcp__engram", "mcp__engram__*")
-
-
-@dataclass(frozen=True)
-class Finding:
-    code: str
-    level: Level
-    message: str
-    remediation: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "level": self.level, "message": self.message,
-                "remediation": self.remediation}
+__all__ = ["Finding", "run"]
 
 
 def check_config(roots: Roots) -> list[Finding]:
@@ -87,112 +71,21 @@ def check_integrity(roots: Roots) -> list[Finding]:
                     "review the files, then run `engram rehash` (see `engram verify`)")]
 
 
-def check_launcher(roots: Roots) -> list[Finding]:
-    path = roots.env.path
-    if shutil.which(command.SERVER, path=path or None) or shutil.which("uvx", path=path or None):
+def check_stale(roots: Roots) -> list[Finding]:
+    """Memories whose anchored code moved, vanished or changed (`engram stale`)."""
+    from engram.anchors.api import counts
+
+    if not roots.workspace.exists():
         return []
-    return [Finding("host.no_launcher", "warn", "neither engram-mcp nor uvx is on PATH",
-                    "install Engram with `pipx install engram-protocol` or install uv")]
-
-
-def _entry_findings(where: str, entry: Any, roots: Roots) -> list[Finding]:
-    out: list[Finding] = []
-    version = command.installed_version()
-    pinned = command.pinned_version(entry)
-    if command.is_typescript(entry):
-        out.append(Finding("host.stale_pin", "warn", f"{where}: launches the TypeScript tool",
-                           "run `engram upgrade` to point it at this engram-mcp"))
-    elif pinned is not None and pinned != version:
-        out.append(Finding("host.stale_pin", "warn", f"{where}: pinned to {pinned}, "
-                           f"installed {version}", "run `engram upgrade`"))
-    head = entry.get("command") if isinstance(entry, dict) else None
-    head = head[0] if isinstance(head, list) and head else head
-    if isinstance(head, str) and not shutil.which(head, path=roots.env.path or None):
-        out.append(Finding("host.missing_executable", "warn", f"{where}: {head} is not on PATH",
-                           "install it, or run `engram upgrade` to switch to the pinned uvx form"))
-    return out
-
-
-def _json_host(path: Path, keys: list[str], target: Target, roots: Roots) -> list[Finding]:
-    try:
-        data = jsonc.loads(path.read_text(encoding="utf-8"), str(path))
-    except (OSError, UnicodeDecodeError):
-        return []
-    except EngramError as exc:
-        return [Finding("host.unparseable", "error", exc.message, exc.hint)]
-    node: Any = data
-    for k in [*keys, "engram"]:
-        node = node.get(k) if isinstance(node, dict) else None
-    if node is None or not command.is_engrams(node):
-        return []
-    where = f"{target.name} ({path})"
-    out = _entry_findings(where, node, roots)
-    if target.name == "gemini" and isinstance(node, dict) and node.get("trust") is True:
-        out.append(Finding("host.gemini_trust", "warn",
-                           f"{where}: `trust: true` skips Gemini's confirmation for engram_commit",
-                           "remove `trust` from mcpServers.engram"))
-    return out or [Finding("host.ok", "ok", f"{where}: Engram entry ok")]
-
-
-def _codex_host(path: Path, roots: Roots) -> list[Finding]:
-    try:
-        data = blocks.toml_loads(path.read_text(encoding="utf-8"), str(path))
-    except OSError:
-        return []
-    except EngramError as exc:
-        return [Finding("host.unparseable", "error", exc.message, exc.hint)]
-    entry = blocks.codex_entry(data)
-    if not isinstance(entry, dict):
-        return []
-    where = f"codex ({path})"
-    out = _entry_findings(where, entry, roots) if command.is_engrams(entry) else []
-    tools = entry.get("tools") if isinstance(entry.get("tools"), dict) else {}
-    commit = tools.get("engram_commit") if isinstance(tools, dict) else None
-    modes = [entry.get("default_tools_approval_mode"),
-             commit.get("approval_mode") if isinstance(commit, dict) else None]
-    if any(m in AUTO_MODES for m in modes):
-        out.append(Finding("host.codex_autoapprove", "error",
-                           f"{where}: engram_commit would run without asking the human",
-                           'set approval_mode = "prompt" (run `engram link --global codex`)'))
-    return out or [Finding("host.ok", "ok", f"{where}: Engram entry ok")]
-
-
-def _claude_allowlists(roots: Roots) -> list[Finding]:
-    from engram.hosts.link import hook_files  # the same three Claude settings files
-
-    out: list[Finding] = []
-    for path in hook_files(roots):
-        try:
-            data = jsonc.loads(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError, EngramError):
-            continue
-        perms = data.get("permissions") if isinstance(data, dict) else None
-        allow = perms.get("allow") if isinstance(perms, dict) else None
-        if isinstance(allow, list) and any(a in COMMIT_PERMISSIONS for a in allow):
-            out.append(Finding("host.commit_allowlisted", "error",
-                               f"{path}: permissions.allow lets engram_commit run unasked",
-                               "remove mcp__engram__engram_commit (and mcp__engram) from it"))
-    return out
-
-
-def check_hosts(roots: Roots) -> list[Finding]:
-    out: list[Finding] = []
-    seen: set[Path] = set()
-    for target in all_targets():
-        for is_global, base in ((False, roots.project), (True, roots.env.home)):
-            mcp = target.scope(is_global).mcp
-            if mcp is None or mcp.style == "print":
-                continue
-            for name in mcp.files:
-                path = base / name
-                if path in seen or not path.is_file():
-                    continue
-                seen.add(path)
-                if mcp.style == "codex":
-                    out += _codex_host(path, roots)
-                else:
-                    out += _json_host(path, list(mcp.keys), target, roots)
-    return out + _claude_allowlists(roots)
+    c = counts(roots)
+    stale = {s: c[s] for s in ("gone", "moved", "changed") if c[s]}
+    if not stale:
+        return [Finding("memory.anchors_ok", "ok",
+                        f"{c['anchored']} anchored memories match the code they name")]
+    listed = ", ".join(f"{n} {s}" for s, n in stale.items())
+    return [Finding("memory.stale", "warn", f"stale memories: {listed}",
+                    "run `engram stale` to see what changed, `engram stale --propose` to fix "
+                    "moved paths, `engram confirm <id>` after re-reading one")]
 
 
 def check_links(roots: Roots) -> list[Finding]:
@@ -233,6 +126,16 @@ def _mentions_engram(path: Path) -> bool:
         return False
 
 
+def check_containment(roots: Roots) -> list[Finding]:
+    """Symlinks where a root, type folder or state file should be (engram.containment)."""
+    from engram.containment import HINT, problems
+
+    return [Finding("root.symlink", "error", p.message, HINT) for p in problems(roots)]
+
+
 def run(roots: Roots) -> list[Finding]:
+    contained = check_containment(roots)
+    if contained:  # every other check would read or write behind the symlink
+        return contained
     return (check_config(roots) + check_roots(roots) + check_integrity(roots)
-            + check_launcher(roots) + check_hosts(roots) + check_links(roots))
+            + check_stale(roots) + check_hosts(roots) + check_links(roots))

@@ -3,8 +3,8 @@
 A `Bench` reads files through the edits staged so far (several steps may touch one file), so a
 whole link or unlink is computed before anything is written: an unparseable file aborts the run
 with every file byte-identical, and `--plan` simply never calls `apply`. `apply` backs up each
-user file once before its first change (`backup_once`), writes atomically, and deletes files and
-empty directories only when `link` created them.
+user file once before its first change (under `~/.engram/backups/`, never in the working tree),
+writes atomically, and deletes files and empty directories only when `link` created them.
 
 The record lives in the user config dir as `hosts.json` — not in a workspace, because global
 links touch files under HOME. It holds the links (host, scope, project) and, per file Engram
@@ -21,9 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from engram.errors import HostConfigError
-from engram.store.fileio import atomic_write, backup_once, remove
+from engram.store.fileio import atomic_write, remove
 
 STATE_FILE = "hosts.json"
+BACKUPS = "backups"
+
+
+def backup_path(config_dir: Path, path: Path) -> Path:
+    """Where the copy of a user file taken before Engram's first change lives: under the user
+    config dir, mirroring the file's absolute path (never in the working tree)."""
+    absolute = path.absolute()
+    drive = absolute.drive.replace(":", "").strip("\\/")
+    rel = absolute.relative_to(absolute.anchor)
+    return config_dir / BACKUPS / (Path(drive) / rel if drive else rel)
 
 
 class State:
@@ -136,10 +146,17 @@ class Bench:
                 self.state.forget(edit.path)
                 continue
             if edit.before is not None and not self.created(edit.path):
-                backup_once(edit.path)
+                self._backup_once(edit.path)
             atomic_write(edit.path, edit.after)
         _remove_empty_dirs(dirs)
         self.state.save()
+
+
+    def _backup_once(self, path: Path) -> None:
+        """The file's bytes as they were before Engram's first change; never overwritten."""
+        target = backup_path(self.state.path.parent, path)
+        if not target.exists() and path.is_file():
+            atomic_write(target, path.read_bytes())
 
 
 def _missing_dirs(path: Path) -> list[Path]:

@@ -262,6 +262,39 @@ def insert_first(text: str, container: Node, key: str | None, value: Any) -> str
     return text[:at] + piece + text[at:]
 
 
+def _line_end(text: str, pos: int) -> int:
+    """The end of `pos`'s line when only blanks and a // comment follow, else `pos`."""
+    nl = text.find("\n", pos)
+    nl = len(text) if nl < 0 else nl
+    rest = text[pos:nl].strip(" \t")
+    return nl if rest == "" or rest.startswith("//") else pos
+
+
+def insert_last(text: str, container: Node, key: str | None, value: Any) -> str:
+    """Append an item as the last of `container` (where last-match-wins rules need it).
+
+    `remove_item` undoes it byte for byte. An empty container gets it as its first item.
+    """
+    if not container.items:
+        return insert_first(text, container, key, value)
+    unit = indent_unit(text)
+    prefix = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+    last = container.items[-1]
+    multiline = "\n" in text[container.start: last.start]
+    if not multiline:
+        piece = json.dumps(value, ensure_ascii=False)
+        if last.comma is not None:
+            return text[: last.comma + 1] + f" {prefix}{piece}," + text[last.comma + 1:]
+        return text[: last.node.end] + f", {prefix}{piece}" + text[last.node.end:]
+    inner = line_indent(text, last.start)
+    rendered = f"\n{inner}{prefix}{render(value, unit, inner)}"
+    if last.comma is not None:
+        at = _line_end(text, last.comma + 1)
+        return text[:at] + rendered + "," + text[at:]
+    at = _line_end(text, last.node.end)
+    return text[: last.node.end] + "," + text[last.node.end: at] + rendered + text[at:]
+
+
 def remove_item(text: str, container: Node, index: int) -> str:
     """Delete one item with its comma, keeping comments and the other items' bytes."""
     item = container.items[index]
@@ -278,6 +311,10 @@ def remove_item(text: str, container: Node, index: int) -> str:
         return out
     if item.comma is not None:
         end = item.comma + 1
+        prev_comma = container.items[index - 1].comma if index else None
+        if start != line_start and index == len(container.items) - 1 and prev_comma is not None \
+                and text[prev_comma + 1: start].strip(" \t") == "":
+            return text[: prev_comma + 1] + text[end:]  # `a, b,}`: what insert_last added
         if start != line_start:
             while end < len(text) and text[end] in " \t":
                 end += 1
@@ -285,6 +322,8 @@ def remove_item(text: str, container: Node, index: int) -> str:
     # Last item without a trailing comma: drop the comma that ends the previous item instead.
     prev = container.items[index - 1]
     assert prev.comma is not None  # noqa: S101 - the parser guarantees a separator
+    if start != line_start and text[prev.comma + 1: start].strip(" \t") == "":
+        start = prev.comma + 1  # `a, b` on one line: `, b` goes (what insert_last added)
     return text[: prev.comma] + text[prev.comma + 1: start] + text[item.node.end:]
 
 

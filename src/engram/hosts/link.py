@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engram.hosts import blocks, claude_hooks, command, mcpconf, texts
+from engram.hosts import (
+    blocks,
+    claude_hooks,
+    command,
+    gates,
+    hoststate,
+    keep,
+    mcpconf,
+    nextsteps,
+    texts,
+)
 from engram.hosts.files import Bench, Edit, State
 from engram.hosts.targets import Scope, Target, all_targets, get
 from engram.workspace import Roots
@@ -28,6 +38,9 @@ class Options:
     no_mcp: bool = False
     no_hooks: bool = False
     team: bool = False
+    no_allow: bool = False  # no allow rules for the read-only tools (the commit gate stays)
+    launcher: str = "auto"  # "uvx": the pinned uvx form (hosts/command.py)
+    repin: bool = False  # upgrade / automatic re-pin: keep a working absolute server path
     refresh: bool = False  # upgrade: may also change --always-load (§11.2)
 
 
@@ -126,13 +139,50 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
         notes += [note] if note else []
     hooks = _hooks_wanted(roots, target, opts)
     if hooks:
-        cmd = claude_hooks.hook_command(roots.env.path)
-        claude_hooks.install(bench, _hooks_path(roots, scope, opts), cmd)
+        path = _hooks_path(roots, scope, opts)
+        cmd = claude_hooks.hook_command(roots.env.path, opts.launcher)
+        if opts.repin:
+            cmd = claude_hooks.kept_command(bench.read(path), cmd)
+        claude_hooks.install(bench, path, cmd)
     if not opts.no_mcp:
         notes += _stage_mcp(roots, scope, opts, bench, hooks)
-    if scope.mcp is None and scope.hint and not opts.no_mcp:
+        notes += _stage_gate(roots, scope, opts, bench)
+        notes += nextsteps.after_link(roots, target.name, opts.is_global or opts.plan)
+    if scope.mcp is None and scope.hint and not opts.no_mcp \
+            and not nextsteps.registered_for_user(roots, target, bench):
         notes.append(scope.hint)
+    if not opts.is_global and scope.hooks_file:
+        keep.stage_ignore(bench, roots.project, base / scope.hooks_file)
     return notes
+
+
+def _gate_path(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> Path | None:
+    base = _base(roots, opts.is_global)
+    if scope.gate == "claude":
+        return _hooks_path(roots, scope, opts)
+    if scope.gate in ("opencode", "gemini-settings") and scope.mcp is not None:
+        return _pick(bench, base, scope.mcp.files)
+    if scope.gate == "gemini-policy":
+        return base / gates.GEMINI_POLICY
+    return None
+
+
+def _stage_gate(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> list[str]:
+    """The host's permission rules: commit asks, read-only tools run (hosts/gates.py)."""
+    path = _gate_path(roots, scope, opts, bench)
+    allow = not opts.no_allow
+    note: str | None = None
+    if scope.gate == "claude" and path is not None:
+        gates.put_claude(bench, path, allow)
+    elif scope.gate == "opencode" and path is not None:
+        note = gates.put_opencode(bench, path, allow)
+    elif scope.gate == "gemini-policy" and path is not None:
+        note = gates.put_gemini_policy(bench, path, allow, opts.force)
+    elif scope.gate == "gemini-settings" and path is not None:
+        gates.put_gemini_allowed(bench, path, allow)
+    if scope.gate_hint and bench.read(roots.env.home / gates.GEMINI_POLICY) is None:
+        note = scope.gate_hint
+    return [note] if note else []
 
 
 def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: bool) -> list[str]:
@@ -141,14 +191,13 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
         return []
     base = _base(roots, opts.is_global)
     wish = mcpconf.Wish(
-        launch=command.launch_for(roots.env.path),
+        launch=command.launch_for(roots.env.path, launcher=opts.launcher),
         always_load=mcp.claude_reads and _always_load(roots, bench, hooks),
-        force=opts.force, refresh=opts.refresh, path_env=roots.env.path,
+        force=opts.force, refresh=opts.refresh, repin=opts.repin,
     )
     if mcp.style == "print":
-        argv = wish.launch.argv(command.with_always_load([], wish.always_load))
-        return ["register the server for your user with: claude mcp add --scope user engram -- "
-                + " ".join(argv)]
+        return nextsteps.print_user_server(roots, wish.launch.argv(
+            command.with_always_load([], wish.always_load)))
     if mcp.style == "codex":
         note = mcpconf.put_codex(bench, base / mcp.files[0], wish)
         return [note] if note else []
@@ -158,7 +207,10 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
     if mcp.style == "cursor-plugin":
         for extra in scope.extra_files:
             bench.write(base / extra, _plugin_manifest())
-    return [note] if note else []
+    notes = [note] if note else []
+    if not opts.is_global:
+        notes += nextsteps.machine_path(bench, path, list(mcp.keys))
+    return notes
 
 
 def _pick(bench: Bench, base: Path, files: tuple[str, ...]) -> Path:
@@ -189,6 +241,10 @@ def link(roots: Roots, host: str, opts: Options) -> Result:
     record = _link_key(roots, host, opts.is_global)
     if _hooks_wanted(roots, target, opts):
         record["hooks_file"] = str(_hooks_path(roots, target.scope(opts.is_global), opts))
+    if opts.no_allow:
+        record["no_allow"] = True
+    if opts.launcher != "auto":
+        record["launcher"] = opts.launcher
     known = record in [{k: x.get(k) for k in record} for x in bench.state.links]
     bench.state.add_link(record)
     if not edits and known:
@@ -244,15 +300,25 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
         for name in (scope.hooks_file, scope.team_hooks_file):
             if name:
                 claude_hooks.uninstall(bench, base / name)
+                gates.take_out(bench, base / name)
+        if not is_global:
+            keep.stage_unignore(bench, roots.project, base / scope.hooks_file)
+    if scope.gate == "gemini-policy":
+        gates.take_out_gemini_policy(bench, base / gates.GEMINI_POLICY)
     mcp = scope.mcp
     if mcp is None:
         return notes
     if mcp.style == "print":
-        notes.append("remove the user-scope server with: claude mcp remove --scope user engram")
+        if hoststate.claude_user_entry(roots.env.home) is not None:
+            notes.append("remove the user-scope server with: "
+                          "claude mcp remove --scope user engram")
     elif mcp.style == "codex":
         mcpconf.take_out_codex(bench, base / mcp.files[0])
     else:
-        note = mcpconf.take_out_json(bench, _pick(bench, base, mcp.files), list(mcp.keys))
+        picked = _pick(bench, base, mcp.files)
+        if scope.gate in ("opencode", "gemini-settings"):
+            gates.take_out(bench, picked)
+        note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
         notes += [note] if note else []
         for extra in scope.extra_files:
             if bench.created(base / extra):
@@ -260,8 +326,24 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
     return notes
 
 
+def _host_files(roots: Roots, target: Target, is_global: bool) -> list[Path]:
+    """Every file this host's link may have changed (for `unlink --restore`)."""
+    scope = target.scope(is_global)
+    base = _base(roots, is_global)
+    names = [scope.command_file, scope.hooks_file, scope.team_hooks_file, *scope.extra_files]
+    if not _shared_instructions(roots, target, is_global):
+        names.append(scope.instructions)
+    if scope.mcp is not None:
+        names += list(scope.mcp.files)
+    if scope.gate == "gemini-policy":
+        names.append(gates.GEMINI_POLICY)
+    if not is_global and scope.hooks_file:
+        names.append(keep.GITIGNORE)
+    return [base / n for n in names if n]
+
+
 def unlink(roots: Roots, host: str | None, *, is_global: bool = False,
-           plan: bool = False) -> list[Result]:
+           plan: bool = False, restore: bool = False) -> list[Result]:
     hosts = [host] if host else [str(x["host"]) for x in linked(roots, is_global)]
     results: list[Result] = []
     for name in hosts:
@@ -270,11 +352,15 @@ def unlink(roots: Roots, host: str | None, *, is_global: bool = False,
         notes = _stage_unlink(roots, target, is_global, bench)
         edits = bench.edits()
         scope = _scope_name(is_global)
+        backups = keep.restorable(roots.config_dir, _host_files(roots, target, is_global)) \
+            if restore else []
+        changes = _changes(edits) + [("restore", str(p)) for p, _ in backups]
         if plan:
-            results.append(Planned(name, scope, _changes(edits), notes))
+            results.append(Planned(name, scope, changes, notes))
             continue
         bench.state.remove_link(_link_key(roots, name, is_global))
         bench.apply()
-        cls = Unlinked if edits else NothingToUnlink
-        results.append(cls(name, scope, _changes(edits), notes))
+        keep.restore(backups)
+        cls = Unlinked if changes else NothingToUnlink
+        results.append(cls(name, scope, changes, notes))
     return results

@@ -29,7 +29,7 @@ class Wish:
     always_load: bool  # only ever true for configs Claude Code reads
     force: bool
     refresh: bool
-    path_env: str
+    repin: bool = False  # upgrade / automatic re-pin: keep an absolute path that still starts
 
 
 def _entry_for(style: str, launch: command.Launch, flags: list[str],
@@ -51,7 +51,7 @@ def desired(style: str, existing: Any, wish: Wish) -> tuple[Any, str | None]:
     flags = command.flags_of(existing)
     if wish.refresh or wish.force:
         flags = command.with_always_load(flags, wish.always_load)
-    launch = command.current_launch_of(existing, wish.path_env)
+    launch = command.kept_launch(existing, wish.launch) if wish.repin else wish.launch
     return _entry_for(style, launch, flags, existing if isinstance(existing, dict) else None), None
 
 
@@ -125,7 +125,7 @@ def put_codex(bench: Bench, path: Path, wish: Wish) -> str | None:
     if entry is not None and command.is_engrams(entry):
         # Codex never gets --always-load (§11.2); every other flag is kept.
         flags = command.with_always_load(command.flags_of(entry), False)
-        launch = command.current_launch_of(entry, wish.path_env)
+        launch = command.kept_launch(entry, wish.launch) if wish.repin else wish.launch
     new = blocks.codex_upsert(text, launch.argv(flags), str(path))
     bench.write(path, new)
     return None

@@ -31,6 +31,9 @@ def _options(record: dict[str, Any], plan: bool, refresh: bool) -> link.Options:
         no_hooks=not hooks_file,
         team=bool(hooks_file) and Path(str(hooks_file)).name == "settings.json"
         and record.get("scope") == "workspace",
+        no_allow=bool(record.get("no_allow")),
+        launcher=str(record.get("launcher") or "auto"),
+        repin=True,
     )
 
 
@@ -67,7 +70,7 @@ def repin_unrecorded(roots: Roots, linked_hosts: set[tuple[str, str]],
                     continue
                 bench = Bench(State(roots.config_dir))
                 wish = mcpconf.Wish(command.launch_for(roots.env.path), False, False, False,
-                                    roots.env.path)
+                                    repin=True)
                 mcpconf.put_json(bench, path, list(mcp.keys), mcp.style, wish)
                 changes = [(e.action, str(e.path)) for e in bench.edits()]
                 if not changes:

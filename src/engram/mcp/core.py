@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class ProposalItem(Protocol):
-    """One numbered candidate as the approval dialog shows it (never its memory text)."""
+    """One numbered candidate as the approval dialog shows it."""
 
     @property
     def number(self) -> int: ...
@@ -28,6 +28,8 @@ class ProposalItem(Protocol):
     def id(self) -> str: ...
     @property
     def writable(self) -> bool: ...
+    @property
+    def text(self) -> str: ...  # the candidate's text, which the dialog shows (shortened)
 
 
 class Proposal(Protocol):
@@ -75,11 +77,14 @@ class EngineCore:
 
     @property
     def roots(self) -> Roots:
+        from engram.containment import ensure
+
         if self._roots is None:
             from engram.workspace import resolve
 
-            self._roots = resolve(workspace=self._workspace)
-        return self._roots
+            self._roots = resolve(workspace=self._workspace, contain=False)
+        # Checked on every call: a long-lived server must notice a symlink planted later.
+        return ensure(self._roots)
 
     @staticmethod
     def _mod(name: str) -> Any:

@@ -1,7 +1,9 @@
 """The approval dialog (§10.6): the form, the reading of the human's answer, sealed request states.
 
-A form lists the writable candidates by number, verdict and id - never memory text - with one
-boolean each, plus a save-scope choice only when the proposal targets `both` (narrowing only).
+A form lists the writable candidates by number, verdict and id with one boolean each, and shows
+each candidate's text (escaped, shortened to TEXT_MAX characters) in the message and in the
+boolean's description: a human approves what they read, never an id alone. A save-scope choice
+appears only when the proposal targets `both` (narrowing only).
 `interpret` maps an answer to a `Decision`: accept exactly the ticked numbers, decline (also for
 an invalid answer), or fall back to the token flow (cancel, timeout, client error).
 `StateBox` seals MCP 2026-07-28 `requestState` values with HMAC-SHA256 under a per-process key,
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from engram.outcome import Outcome
 
 TITLE_MAX = 80
+TEXT_MAX = 300  # characters of a candidate's text a dialog shows
+MESSAGE_MAX = 4000
 
 
 class Form(NamedTuple):
@@ -63,9 +67,13 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
     if not writable:
         return None
     props: dict[str, Any] = {}
+    shown: list[str] = []
     for item in writable:
         title = f"{item.number} {verdict_kinds(item.verdict)} {item.id}"
-        props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title), "default": True}
+        text = shown_text(item.text)
+        props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title),
+                                    "description": text, "default": True}
+        shown.append(f"{_clip(title)}: {text}")
     scopes = ("both", "workspace", "global") if targets_both(items) else ()
     if scopes:
         props["scope"] = {"type": "string", "title": "Save to", "enum": list(scopes),
@@ -77,8 +85,10 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
     if noop:
         message += " Not shown, already known: " + ", ".join(f"{i.number} {i.verdict}"
                                                              for i in noop)
+    message += "\n\n" + "\n".join(shown)
     schema = {"type": "object", "properties": props}
-    return Form("save", _clip(message, 400), schema, tuple(i.number for i in writable), scopes)
+    return Form("save", _clip(message, MESSAGE_MAX), schema, tuple(i.number for i in writable),
+                scopes)
 
 
 def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | None:
@@ -86,10 +96,11 @@ def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | 
         return None
     note_id = items[0].id
     until = f" until {valid_until}" if valid_until else ""
+    text = shown_text(items[0].text)
     schema = {"type": "object", "properties": {
         "save": {"type": "boolean", "title": _clip(f"Save working note {note_id}"),
-                 "default": True}}}
-    return Form("note", f"Engram: keep the task note {note_id}{until}?", schema,
+                 "description": text, "default": True}}}
+    return Form("note", f"Engram: keep the task note {note_id}{until}?\n\n{text}", schema,
                 (items[0].number,))
 
 
@@ -219,6 +230,15 @@ def _b64(raw: bytes) -> str:
     import base64
 
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def shown_text(text: str) -> str:
+    """A candidate's text as a dialog shows it: one line, every invisible or control
+    character escaped (proposals holding them are refused anyway), cut to TEXT_MAX."""
+    from engram.safety import printable
+
+    return printable(" / ".join(ln.strip() for ln in text.splitlines() if ln.strip()),
+                     TEXT_MAX)
 
 
 def _clip(text: str, limit: int = TITLE_MAX) -> str:

@@ -48,6 +48,7 @@ class Item:
     writable: bool
     type: str = ""
     ready: bool = True
+    text: str = ""  # what the human approves (the approval dialog shows it)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -72,7 +73,8 @@ class Prepared:
                               for p in rows)
             out.append(Item(c.number, label, rows[0].id, title_from_text(c.text),
                             any(p.verdict.writable for p in rows), c.type,
-                            all(p.verdict.ready or not p.verdict.writable for p in rows)))
+                            all(p.verdict.ready or not p.verdict.writable for p in rows),
+                            c.text))
         return out
 
     def pins(self) -> list[dict[str, Any]]:
@@ -212,7 +214,8 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                               today=_today(clock))
     token = PendingApprovals(roots, clock).mint("note", [prep.scope], [prep.payload],
                                                           [], {})
-    item = Item(1, "NOTE", prep.id, prep.title, True, prep.type)
+    item = Item(1, "NOTE", prep.id, prep.title, True, prep.type,
+                text=str(prep.payload.get("text", "")))
     return Proposal(token, prep.preview, [item], kind="note",
                     data={"id": prep.id, "valid_until": prep.valid_until})
 

@@ -10,6 +10,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.safety import printable
+
 GIT_TIMEOUT_S = 2.0
 
 
@@ -35,7 +37,9 @@ def _git_config(cwd: Path, key: str) -> str:
                               text=True, timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    # git config is not reviewed by anyone approving a memory: invisible or control characters
+    # in it are written escaped (visible), never as they are (docs/safety.md).
+    return printable(done.stdout.strip(), 200) if done.returncode == 0 else ""
 
 
 def git_author(project: Path) -> Author:

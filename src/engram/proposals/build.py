@@ -80,7 +80,10 @@ def to_text(memory: Memory) -> str:
 
 
 def merged(old: Memory, c: Candidate, today: str) -> Memory:
-    """UPDATE: union of bullets, tags, triggers, depends_on; revision + 1; confirmed today."""
+    """UPDATE: union of bullets, tags, triggers, depends_on; revision + 1; confirmed today.
+    A candidate with `renames` first rewrites those paths in the old memory."""
+    if c.renames:
+        old = renamed(old, c.renames)
     items = _union(bullets(old.content), bullets(c.text))
     meta = dict(old.meta)
     for key, extra in (("tags", derive_tags(c)), ("triggers", list(c.triggers)),
@@ -110,6 +113,19 @@ def merged(old: Memory, c: Candidate, today: str) -> Memory:
     return Memory(id=old.id, type=old.type, title=old.title, meta=meta, body=body,
                   content="\n".join(items), rel_path=old.rel_path, scope=old.scope,
                   variants=variants, schema_version=SCHEMA_VERSION)
+
+
+def renamed(old: Memory, renames: Sequence[tuple[str, str]]) -> Memory:
+    """`old` with each repository path rewritten in its body and its `anchors:` list."""
+    from engram.anchors.rewrite import rewrite_paths
+
+    body = rewrite_paths(old.body, renames)
+    meta = dict(old.meta)
+    if isinstance(meta.get("anchors"), list):
+        meta["anchors"] = [rewrite_paths(str(a), renames) for a in meta["anchors"]]
+    variants = {k: rewrite_paths(v, renames) for k, v in old.variants.items()}
+    return old._replace(meta=meta, body=body, content=rewrite_paths(old.content, renames),
+                        variants=variants)
 
 
 def superseded(old: Memory, new_id: str, today: str) -> Memory:

@@ -3,7 +3,9 @@
 A proposal holds 1..8 candidates numbered from 1. Pipe form is one candidate per line:
 `TYPE: rule | TEXT: … | CONTEXT: … | DEPENDS_ON: a, b | LEVEL: advanced | UPDATE: id |
 SUPERSEDES: id | ROLE: backend | TRIGGERS: release, tag | TAGS: … | CONFIDENCE: high |
-LIGHT: … | BALANCED: … | STRICT: …`. Every problem is a `UsageError` naming the candidate, the
+LIGHT: … | BALANCED: … | STRICT: …`. `RENAME: old/path -> new/path; …` goes with UPDATE: the
+update rewrites those repository paths in the target (what `engram stale --propose` drafts).
+Every problem is a `UsageError` naming the candidate, the
 field and what is allowed. This module does not compute verdicts or touch files.
 """
 
@@ -23,7 +25,7 @@ MAX_TEXT_CHARS = 4000
 LEVELS = ("foundation", "intermediate", "advanced")
 CONFIDENCES = ("high", "medium", "low")
 FIELDS = ("TYPE", "TEXT", "CONTEXT", "DEPENDS_ON", "LEVEL", "UPDATE", "SUPERSEDES", "ROLE",
-          "TRIGGERS", "TAGS", "CONFIDENCE", "LIGHT", "BALANCED", "STRICT")
+          "TRIGGERS", "TAGS", "CONFIDENCE", "LIGHT", "BALANCED", "STRICT", "RENAME")
 _FIELD_START = re.compile(r"^\s*([A-Za-z][A-Za-z_]*)\s*:\s*")
 # A segment boundary is a pipe followed by an upper-case FIELD: so pipes inside text survive.
 _SEGMENT = re.compile(r"\|\s*(?=[A-Z][A-Z_]*\s*:)")
@@ -59,6 +61,7 @@ class Candidate:
     tags: tuple[str, ...] = ()
     confidence: str = "high"
     variants: dict[str, str] = field(default_factory=dict)
+    renames: tuple[tuple[str, str], ...] = ()
 
     def declared(self) -> set[str]:
         """Ids this candidate explicitly relates itself to (what makes a hint "answered")."""
@@ -73,7 +76,7 @@ class Candidate:
             "update": self.update, "supersedes": self.supersedes, "role": list(self.role),
             "triggers": list(self.triggers), "tags": list(self.tags),
             "confidence": self.confidence, "variants": dict(sorted(self.variants.items())),
-        }
+        } | ({"rename": [f"{a} -> {b}" for a, b in self.renames]} if self.renames else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Candidate:
@@ -172,14 +175,36 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
     update, supersedes = _one_id(f.get("update"), number), _one_id(f.get("supersedes"), number)
     if update and supersedes:
         raise fail("UPDATE", "and SUPERSEDES are both given", "a candidate updates or supersedes")
+    renames = _renames(f.get("rename"), fail)
+    if renames and not update:
+        raise fail("RENAME", "needs UPDATE", "name the memory whose paths change: UPDATE: <id>")
     return Candidate(
         number=number, type=mtype, text=text, context=_text(f.get("context")),
         depends_on=tuple(validate_id(x) for x in _list(f.get("depends_on"))),
         level=level, update=update, supersedes=supersedes,
         role=tuple(x.lower() for x in _list(f.get("role"))),
         triggers=_list(f.get("triggers")), tags=tuple(x.lower() for x in _list(f.get("tags"))),
-        confidence=confidence, variants=variants,
+        confidence=confidence, variants=variants, renames=renames,
     )
+
+
+def _renames(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
+    """`old -> new` pairs, separated by `;` (or a list of such strings)."""
+    from engram.anchors.extract import normalise
+
+    items = value if isinstance(value, list | tuple) else _text(value).split(";")
+    out = []
+    for item in items:
+        text = _text(item)
+        if not text:
+            continue
+        old, sep, new = text.partition("->")
+        a, b = normalise(old), normalise(new)
+        if not sep or a is None or b is None or a == b:
+            raise fail("RENAME", f"{text!r} is not `old/path -> new/path`",
+                       "give repository-relative paths, e.g. RENAME: ops/a.yaml -> infra/a.yaml")
+        out.append((a, b))
+    return tuple(out)
 
 
 def _type(value: Any, text: str, number: int) -> MemoryType:

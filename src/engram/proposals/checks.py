@@ -13,7 +13,17 @@ from pathlib import Path
 
 from engram.errors import UnsafeContentError
 from engram.proposals.candidates import Candidate
-from engram.safety import PathEscape, contained_path, redact, scan_text, strip_injection_lines
+from engram.safety import (
+    PathEscape,
+    contained_path,
+    redact,
+    scan_invisible,
+    scan_text,
+    strip_injection_lines,
+)
+
+_CONTROL_HINT = ("remove the invisible or control characters (a reviewer cannot see them: tag, "
+                 "bidi, zero-width, terminal escapes) and propose again")
 
 
 def candidate_fields(c: Candidate) -> list[tuple[str, str]]:
@@ -21,6 +31,25 @@ def candidate_fields(c: Candidate) -> list[tuple[str, str]]:
     fields += [(name.upper(), text) for name, text in sorted(c.variants.items())]
     fields += [("TRIGGERS", ", ".join(c.triggers)), ("TAGS", ", ".join(c.tags))]
     return [(name, text) for name, text in fields if text]
+
+
+def _other_fields(c: Candidate) -> list[tuple[str, str]]:
+    """Fields that are not prose (ids, roles, levels): scanned for invisible characters only."""
+    fields = [("ROLE", ", ".join(c.role)), ("DEPENDS_ON", ", ".join(c.depends_on)),
+              ("UPDATE", c.update or ""), ("SUPERSEDES", c.supersedes or ""),
+              ("LEVEL", c.level or ""), ("CONFIDENCE", c.confidence)]
+    return [(name, text) for name, text in fields if text]
+
+
+def check_note(text: str, objective: str | None) -> None:
+    """A note may have its secrets redacted and its instruction lines dropped, but not its
+    invisible characters: removing a bidi control or an escape changes what the text says."""
+    problems = [f"{name} line {f.line}: {f.category} ({f.label})"
+                for name, value in (("TEXT", text), ("OBJECTIVE", objective or ""))
+                for f in scan_invisible(value)]
+    if problems:
+        raise UnsafeContentError("note blocked, nothing was saved:\n  " + "\n  ".join(problems),
+                                 code="safety.control", hint=_CONTROL_HINT)
 
 
 def check_candidates(candidates: Sequence[Candidate], *, allow_emails: Iterable[str] = ()) -> None:
@@ -34,13 +63,19 @@ def check_candidates(candidates: Sequence[Candidate], *, allow_emails: Iterable[
                 categories.add(f.category)
                 problems.append(f"candidate {c.number}, {name} line {f.line}: "
                                 f"{f.category} ({f.label})")
+        for name, text in _other_fields(c):
+            for f in scan_invisible(text):
+                categories.add(f.category)
+                problems.append(f"candidate {c.number}, {name} line {f.line}: "
+                                f"{f.category} ({f.label})")
     if problems:
         code = f"safety.{categories.pop()}" if len(categories) == 1 else "safety.blocked"
         raise UnsafeContentError(
             "proposal blocked, nothing was saved:\n  " + "\n  ".join(problems),
             code=code,
-            hint="remove the secret or personal data (or the instruction-like line) and propose "
-                 "again; never store credentials in memory",
+            hint=_CONTROL_HINT if code == "safety.control" else
+            "remove the secret or personal data (or the instruction-like line) and propose "
+            "again; never store credentials in memory",
         )
 
 

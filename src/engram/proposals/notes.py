@@ -22,8 +22,9 @@ from engram.errors import InvalidMemoryError, NotFoundError, StorageError, Usage
 from engram.outcome import Outcome
 from engram.proposals.approvals import ensure_ignored
 from engram.proposals.candidates import MAX_TEXT_CHARS
-from engram.proposals.checks import clean_note
+from engram.proposals.checks import check_note, clean_note
 from engram.proposals.plan import root_of, target_scopes, view
+from engram.safety import printable
 from engram.store.fileio import root_lock
 from engram.store.format import render_memory
 from engram.store.ids import slugify, title_from_text, unique_id, validate_id
@@ -55,6 +56,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
     if mtype is None:
         raise UsageError(f"unknown type {type!r}", code="candidate.type",
                          hint="use rule, skill (or workflow) or knowledge")
+    check_note(text, objective)
     clean, redacted, removed = clean_note(text)
     goal = clean_note(objective)[0].strip() if objective else ""
     if not clean.strip():
@@ -77,7 +79,8 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
         lines.append(f"Redacted {redacted} secret or personal value(s); removed {removed} "
                      "instruction-like line(s).")
     lines.append("Show this note to the human; save it only after they answer yes.")
-    return NotePrep(nid, title, mtype, where, valid_until, payload, "\n".join(lines))
+    return NotePrep(nid, title, mtype, where, valid_until, payload,
+                    printable("\n".join(lines), keep_lines=True))
 
 
 def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcome:

@@ -27,6 +27,7 @@ from engram.proposals.verdicts import (
     peer_from,
     relevant_words,
 )
+from engram.safety import printable
 from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
 from engram.store.model import TYPE_DIR, ScopeName
@@ -206,6 +207,8 @@ def render_preview(planned: Sequence[Planned], *, query_level: int | None = None
             lines.append(f"    Context: {c.context}")
         if c.depends_on:
             lines.append(f"    Depends on: {', '.join(c.depends_on)}")
+        if c.renames:
+            lines.append("    Renames paths: " + "; ".join(f"{a} → {b}" for a, b in c.renames))
         if c.type == "rule":
             v = variants_for(c.text, c.variants)
             lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")
@@ -214,4 +217,6 @@ def render_preview(planned: Sequence[Planned], *, query_level: int | None = None
         "Show these exact candidates to the human and ask which to save. Never call "
         "engram_commit before the human approved them.",
     ]
-    return "\n".join(lines)
+    # Candidates with invisible characters were refused; names of other memories were not
+    # reviewed here: nothing in a preview may be invisible.
+    return printable("\n".join(lines), keep_lines=True)

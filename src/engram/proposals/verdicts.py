@@ -172,7 +172,15 @@ def decide(candidate: Candidate, memories: Iterable[Memory | Peer]) -> Verdict:
     def done(kind: Kind, target: str | None, reason: str, blocked: str | None = None) -> Verdict:
         return Verdict(kind, target, reason, _hints(candidate, scored, target), declared, blocked)
 
+    if candidate.update and candidate.renames:
+        # A path fix restates its target on purpose: it is never a duplicate of it.
+        missing = None if candidate.update in by_id else "no active memory with that id"
+        return done("UPDATE", candidate.update, "declared UPDATE (path rename)", missing)
     noop = next((s for s in same if not s.opposite and (s.equal or s.score >= NOOP_AT)), None)
+    if noop is not None and noop.memory.id == candidate.update:
+        # Restating a memory with an explicit UPDATE of it is a re-confirmation: the human's
+        # approval records that it still holds (last_confirmed), as `engram confirm` does.
+        return done("UPDATE", candidate.update, "declared UPDATE of the same text: re-confirms")
     if noop is not None:
         why = "same content" if noop.equal else f"similarity {noop.score:.2f}"
         return done("NOOP", noop.memory.id, why)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-Category = Literal["secret", "pii", "injection"]
+Category = Literal["secret", "pii", "injection", "control"]
 
 # A validator sees the regex match and the caller's allowed e-mails (lower-cased) and says
 # whether the match really is a finding; it is how checks a regex cannot express (Luhn, octet

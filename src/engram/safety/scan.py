@@ -10,6 +10,7 @@ import bisect
 from collections.abc import Iterable
 
 from engram.safety.engine import Hit, apply_hits, injection_lines, line_starts, secret_hits
+from engram.safety.invisible import has_invisible, scan_invisible
 from engram.safety.model import Finding, Rule
 
 _EXCERPT_WIDTH = 80
@@ -89,5 +90,8 @@ def scan_injection(text: str) -> list[Finding]:
 
 
 def scan_text(text: str, *, allow_emails: Iterable[str] = ()) -> list[Finding]:
-    """Every finding (secrets, PII, injection), ordered by line."""
-    return _scan(text, allowed_emails(allow_emails), secrets=True, injection=True)
+    """Every finding (secrets, PII, injection, invisible and control characters), by line."""
+    found = _scan(text, allowed_emails(allow_emails), secrets=True, injection=True)
+    if has_invisible(text):
+        found = sorted([*found, *scan_invisible(text)], key=lambda f: f.line)
+    return found

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from engram.anchors.notes import demote_gone, load_notes
 from engram.config import Settings
 from engram.errors import UsageError
 from engram.outcome import Diagnostic, Outcome, json_text_length, model_json
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
+from engram.search.guard import Skip
 from engram.search.pack import (
     DISCLOSURES,
     Pack,
@@ -82,18 +84,22 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     limit = settings.int("load.limit")
     memories: list[Memory] = []
     raws: list[str] = []
-    skips = []
+    skips: list[Skip | None] = []
     known = [k for k in routed.selection.keys if k in in_context]
     keys = [k for k in routed.selection.keys if k not in in_context]
     router.prefetch(reader, [routed.docs[k] for k in keys])
+    shown: set[str] = set()
     for key in keys:
         d = routed.docs[key]
-        got = router.read(reader, d)
-        if got.memory is None:
-            skips.append(got.skip)
-        else:
+        got = router.read(reader, d, router.policy.hidden_reason)
+        skips += [got.skip, *got.others]
+        if got.memory is not None and got.memory.key not in shown:
+            shown.add(got.memory.key)
             memories.append(got.memory)
             raws.append(got.raw)
+    skips = list(dict.fromkeys(skips))
+    notes = load_notes(router.roots, memories)
+    memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
     if routed.matched > limit and routed.anchors:
         head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
@@ -106,8 +112,11 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     }
     if known:
         data["in_context"] = known
+    if notes:
+        data["stale"] = {m.id: notes[m.key] for m in memories if m.key in notes}
     if skips:
-        data["skipped"] = [{"file": s.file, "reason": s.reason} for s in skips if s is not None]
+        data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
+                           for s in skips if s is not None]
     diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
     diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
     if full:
@@ -116,7 +125,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     else:
         reserve = _envelope_reserve(data, diags) if fit_json else 0
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
-                             variant=active_variant(settings), extra_head=head,
+                             variant=active_variant(settings), extra_head=head, notes=notes,
                              measure=json_text_length if fit_json else len, reserve=reserve)
     if explain or dry_run:
         pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
@@ -179,7 +188,8 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
     for c in ranked:
         d = docs[c.key]
         entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
-        lines.append(explain_mod.search_line(d, c, router.read(reader, d), terms))
+        got = router.read(reader, d, router.policy.search_hidden_reason)
+        lines.append(explain_mod.search_line(d, c, got, terms))
     if not entries:
         lines = [(explain_mod.empty_text_for_search(terms)
                   + explain_mod.no_root_text(roots)).rstrip("\n")]

@@ -247,15 +247,6 @@ def _count_joined(conn: sqlite3.Connection, match: str, policy: Policy, *,
     return int(conn.execute(sql, (match, *params)).fetchone()[0])
 
 
-def existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
-    """Which of these ids this root has (a workspace id shadows the global one)."""
-    if not ids:
-        return set()
-    marks = ", ".join("?" * len(ids))
-    sql = f"SELECT id FROM mem WHERE id IN ({marks})"  # noqa: S608
-    return {str(r[0]) for r in conn.execute(sql, tuple(ids))}
-
-
 def memory_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
 
@@ -294,6 +285,15 @@ def by_ids(conn: sqlite3.Connection, scope: str, ids: Sequence[str]) -> dict[str
     rows = conn.execute(_SELECT + f" WHERE m.id IN ({marks}) ORDER BY m.rel DESC",  # noqa: S608
                         tuple(ids))
     return {d.id: d for d in (_doc(scope, r) for r in rows)}
+
+
+def claims(conn: sqlite3.Connection, scope: str, ids: Sequence[str]) -> list[Doc]:
+    """Every row declaring one of these ids (usually one each; claims.py picks among more)."""
+    if not ids:
+        return []
+    marks = ", ".join("?" * len(ids))
+    rows = conn.execute(_SELECT + f" WHERE m.id IN ({marks})", tuple(ids))  # noqa: S608
+    return [_doc(scope, r) for r in rows]
 
 
 def all_docs(conn: sqlite3.Connection, scope: str) -> list[Doc]:

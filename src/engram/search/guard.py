@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 Scanner = Callable[[str], Sequence[object]]
 FIX = "review it, then run engram rehash"
+REASON_MAX = 240
 NOTE_FIX = "engram notes prune removes it"
 
 
@@ -26,8 +27,26 @@ class Skip(NamedTuple):
     fix: str = FIX
 
     @property
+    def name(self) -> str:
+        """The file as printed (`shown_name`): its name is text nobody reviewed."""
+        return shown_name(self.file)
+
+    @property
+    def shown_reason(self) -> str:
+        from engram.safety import printable
+
+        return printable(self.reason, REASON_MAX)
+
+    @property
     def line(self) -> str:
-        return f"SKIPPED {self.file}: {self.reason} ({self.fix})"
+        return f"SKIPPED {self.name}: {self.shown_reason} ({self.fix})"
+
+
+def shown_name(file: str) -> str:
+    """`engram.safety.shown_name`, imported on first use (only skipped files need it)."""
+    from engram.safety import shown_name as shown
+
+    return shown(file)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -58,6 +77,8 @@ def describe(finding: object) -> str:
     rule = str(getattr(finding, "label", "") or getattr(finding, "rule", "") or "")
     line = getattr(finding, "line", None)
     what = "an injection line" if "inject" in f"{kind} {rule}".lower() else "a secret or PII"
+    if getattr(finding, "category", "") == "control":
+        what = "an invisible or control character"
     where = f" at line {line}" if isinstance(line, int) else ""
     label = f" ({rule})" if rule else ""
     return f"contains {what}{where}{label}"

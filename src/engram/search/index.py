@@ -325,6 +325,18 @@ class RootIndex:
         return [InvalidMemoryError(r, ln, e) for r, e, ln in self.db.execute(
             "SELECT rel, error, error_line FROM files WHERE error IS NOT NULL ORDER BY rel")]
 
+    def duplicate_ids(self) -> dict[str, list[str]]:
+        """Ids that more than one indexed file declares, with those files (search/claims.py
+        decides which one a read shows)."""
+        self.ensure_fresh()
+        rows = self.db.execute("SELECT id, rel FROM mem WHERE id IN "
+                               "(SELECT id FROM mem GROUP BY id HAVING count(*) > 1) "
+                               "ORDER BY id, rel")
+        out: dict[str, list[str]] = {}
+        for mid, rel in rows:
+            out.setdefault(str(mid), []).append(str(rel))
+        return out
+
     def counts(self) -> dict[str, Any]:
         self.ensure_fresh()
         by_type = dict(self.db.execute("SELECT type, count(*) FROM mem GROUP BY type").fetchall())

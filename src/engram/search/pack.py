@@ -13,7 +13,7 @@ budget). This module formats; it does not route, read files or count recalls.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from engram.outcome import estimate_tokens
 from engram.store.model import AUTHORITY, Memory
@@ -49,8 +49,9 @@ def _flow(values: Sequence[str]) -> str:
     return "[" + ", ".join(values) + "]"
 
 
-def compact_body(m: Memory, variant: str = "balanced") -> str:
-    """The memory as an agent needs it: five frontmatter keys and the body with one variant."""
+def compact_body(m: Memory, variant: str = "balanced", note: str = "") -> str:
+    """The memory as an agent needs it: five frontmatter keys, an optional one-line note (what
+    changed in the code it describes), and the body with one variant."""
     lines = ["---", f"id: {m.id}", f"type: {m.type}"]
     if m.tags:
         lines.append(f"tags: {_flow(m.tags)}")
@@ -58,6 +59,8 @@ def compact_body(m: Memory, variant: str = "balanced") -> str:
     if m.depends_on:
         lines.append(f"depends_on: {_flow(m.depends_on)}")
     lines.append("---")
+    if note:
+        lines.append(f"> {note}")
     body = m.body.strip("\n")
     if m.type == "rule":
         body = _one_variant(body, m, variant)
@@ -85,8 +88,8 @@ def summary(m: Memory, width: int = CARD_SUMMARY) -> str:
     return cut.rstrip(" ,;:.") + "…"
 
 
-def card(m: Memory) -> str:
-    return f"- {m.id} ({m.type}, {m.scope}): {summary(m)}"
+def card(m: Memory, note: str = "") -> str:
+    return f"- {m.id} ({m.type}, {m.scope}{', stale' if note else ''}): {summary(m)}"
 
 
 def header(loaded: int, routed: int, budget: int) -> str:
@@ -135,8 +138,10 @@ class _Parts:
 
 def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = "tiered",
                   variant: str = "balanced", extra_head: Sequence[str] = (),
-                  measure: Measure = len, reserve: int = 0) -> Pack:
-    """Bodies, then cards, then omitted ids, all inside `budget` tokens.
+                  measure: Measure = len, reserve: int = 0,
+                  notes: Mapping[str, str] | None = None) -> Pack:
+    """Bodies, then cards, then omitted ids, all inside `budget` tokens. `notes` maps a memory
+    key to one line shown with it (staleness).
 
     `measure` is how many characters a text costs where it is delivered (`len`, or its
     JSON-escaped length); `reserve` characters of the budget are kept for what travels with it.
@@ -147,9 +152,9 @@ def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = 
     pack = Pack(text="")
     rest = list(memories)
     if disclosure in ("tiered", "bodies"):
-        rest = _fill(parts, rest, room, pack, variant, measure, as_card=False)
+        rest = _fill(parts, rest, room, pack, variant, measure, as_card=False, notes=notes or {})
     if disclosure in ("tiered", "cards"):
-        rest = _fill(parts, rest, room, pack, variant, measure, as_card=True)
+        rest = _fill(parts, rest, room, pack, variant, measure, as_card=True, notes=notes or {})
     pack.omitted_ids = [m.id for m in rest]
     gap = measure("\n\n")  # between the last block and the omitted line
     parts.tail = omitted_line(pack.omitted_ids, room - measure(parts.text()) - gap) or ""
@@ -159,7 +164,7 @@ def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = 
 
 
 def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: str,
-          measure: Measure, *, as_card: bool) -> list[Memory]:
+          measure: Measure, *, as_card: bool, notes: Mapping[str, str]) -> list[Memory]:
     """Add the items of one tier, in route order, that fit with room for a minimal last line.
 
     An item too big for what is left is passed over, not a stop: one long prerequisite must not
@@ -170,7 +175,8 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
         if not as_card and m.is_note:
             left.append(m)  # working notes appear only as cards (§7.9)
             continue
-        block = card(m) if as_card else compact_body(m, variant)
+        note = notes.get(m.key, "")
+        block = card(m, note) if as_card else compact_body(m, variant, note)
         target = parts.cards if as_card else parts.bodies
         target.append(block)
         after = len(left) + len(items) - i - 1
@@ -187,9 +193,12 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
 
 
 def render_bodies(memories: Sequence[Memory], head: str, variant: str = "balanced",
-                  extra_head: Sequence[str] = ()) -> Pack:
+                  extra_head: Sequence[str] = (),
+                  notes: Mapping[str, str] | None = None) -> Pack:
     """Every memory as a compact body, no budget (used by `load --id`)."""
-    parts = _Parts(head=[head, *extra_head], bodies=[compact_body(m, variant) for m in memories])
+    got = notes or {}
+    parts = _Parts(head=[head, *extra_head],
+                   bodies=[compact_body(m, variant, got.get(m.key, "")) for m in memories])
     return Pack(text=parts.text(), body_keys=[m.key for m in memories])
 
 

@@ -46,12 +46,15 @@ def scanner_version() -> str:
     are reused only while the engram version and the rules file are unchanged."""
     import engram
 
-    rules = Path(engram.__file__).parent / "safety" / "rules.py"
-    try:
-        st = rules.stat()
-    except OSError:
-        return engram.__version__
-    return f"{engram.__version__}:{st.st_mtime_ns}:{st.st_size}"
+    safety = Path(engram.__file__).parent / "safety"
+    stamps = [engram.__version__]
+    for name in ("rules.py", "invisible.py"):  # the two rule tables scan_text applies
+        try:
+            st = (safety / name).stat()
+        except OSError:
+            continue
+        stamps.append(f"{st.st_mtime_ns}:{st.st_size}")
+    return ":".join(stamps)
 
 
 # What the guarded read trusts is read by this process, never taken from the derived index
@@ -106,6 +109,7 @@ class Read(NamedTuple):
     skip: Skip | None = None
     sha: str = ""  # of the bytes read
     stale: bool = False  # the index holds other bytes for this file: refresh its row
+    others: tuple[Skip, ...] = ()  # other files declaring the same id, not shown (claims.py)
 
 
 class Reader:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.errors import InvalidMemoryError, NotFoundError
 from engram.outcome import Diagnostic, Outcome
-from engram.search import docs, usage
+from engram.search import claims, usage
 from engram.search.docs import Doc
 from engram.search.guard import Scanner, Skip
 from engram.search.pack import card, compact_body, render_bodies, render_full
@@ -30,14 +30,21 @@ if TYPE_CHECKING:
 def _find(router: Router, reader: Reader, memory_id: str) -> tuple[Read, str | None] | None:
     """The guarded read of an id and a warning, or None when no such memory exists."""
     d = router.doc(memory_id)
-    if d is not None:
-        warn = f"{memory_id} is superseded" if d.lifecycle == "superseded" else None
-        return router.read(reader, d), warn
+    got = router.read(reader, d) if d is not None else None
+    if got is not None and got.memory is not None:
+        superseded = got.memory.lifecycle == "superseded"
+        return got, f"{memory_id} is superseded" if superseded else None
     archived = reader.archived(memory_id)
     if archived:
+        # An active file that fails the guard does not hide the approved archived copy.
         scope, rel = archived[0]
-        return reader.read(scope, rel), f"{memory_id} is archived ({rel})"
-    return None
+        old = reader.read(scope, rel)
+        if got is None:
+            return old, f"{memory_id} is archived ({rel})"
+        if old.memory is not None:
+            failed = tuple(s for s in (got.skip, *got.others) if s is not None)
+            return old._replace(others=failed), f"{memory_id} is archived ({rel})"
+    return (got, None) if got is not None else None
 
 
 def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
@@ -55,9 +62,8 @@ def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
         got, warn = found
         if warn:
             diags.append(Diagnostic("load.lifecycle", "warn", warn))
+        skips += [s for s in (got.skip, *got.others) if s is not None and s not in skips]
         if got.memory is None:
-            if got.skip is not None:
-                skips.append(got.skip)
             continue
         memories.append(got.memory)
         raws.append(got.raw)
@@ -68,8 +74,11 @@ def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
     diags += [Diagnostic("load.skipped", "warn", s.line) for s in skips]
     head = f"engram: loaded {len(memories)} of {len(wanted)} requested memories (by id)"
     extra = [s.line for s in skips] + [f"not found: {i}" for i in missing]
+    from engram.anchors.notes import load_notes
+
     pack = (render_full(memories, raws, head, extra) if full
-            else render_bodies(memories, head, variant, extra))
+            else render_bodies(memories, head, variant, extra,
+                               notes=load_notes(router.roots, memories)))
     if count:
         record_recalls(router, memories)
     return Outcome(text=pack.text, diagnostics=diags, data={
@@ -97,20 +106,16 @@ def memory_text(roots: Roots, memory_id: str) -> str:
                             hint="list ids with the engram://index resource")
     got, _ = found
     if got.memory is None:
-        return (got.skip.line if got.skip else f"SKIPPED {memory_id}") + "\n"
+        return "".join(f"{s.line}\n" for s in (got.skip, *got.others) if s is not None) \
+            or f"SKIPPED {memory_id}\n"
     record_recalls(router, [got.memory])
     return compact_body(got.memory, active_variant(settings))
 
 
 def _visible_docs(router: Router) -> list[Doc]:
     """Every memory routing may show, the workspace copy of an id winning, by type and id."""
-    out: list[Doc] = []
-    for scope, part in router.parts.items():
-        out += [d for d in docs.all_docs(part.db, scope)
-                if router.policy.hidden_reason(d) is None
-                and (scope == "workspace" or router.parts.get("workspace") is None
-                     or docs.by_id(router.parts["workspace"].db, "workspace", d.id) is None)]
-    return sorted(out, key=lambda d: (d.type, d.id))
+    rows = [d for d in router.all_rows() if router.policy.hidden_reason(d) is None]
+    return sorted(claims.first_of_each(rows), key=lambda d: (d.type, d.id))
 
 
 def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[str]:
@@ -124,10 +129,20 @@ def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[s
     for i, d in enumerate(wanted):
         if i % 256 == 0:
             router.prefetch(reader, wanted[i:i + 256])  # the index's facts, 256 files a query
+        line = ""
+        if len(router.claims(d.id)) > 1:
+            # Several files declare the id: the one that passes the guard gives the card.
+            won = router.read(reader, d, router.policy.hidden_reason)
+            if won.memory is not None:
+                line = card(won.memory)
+                line = "" if scan(line) else line
+            elif won.skip is None:
+                continue  # the approved file is hidden from this listing
+            yield line or _skipped_card(d)
+            continue
         got, data = reader.checked(d.scope, d.rel_path)
         router.follow(d, got)
         root = reader.root(d.scope)
-        line = ""
         if got.skip is None and root is not None:
             key = (str(root.path), d.scope, d.rel_path, got.sha)
             line = _CARDS.get(key, "")
@@ -136,7 +151,11 @@ def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[s
                 if len(_CARDS) >= _CARDS_MAX:
                     _CARDS.clear()
                 _CARDS[key] = line
-        yield line or f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
+        yield line or _skipped_card(d)
+
+
+def _skipped_card(d: Doc) -> str:
+    return f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
 
 
 # Card lines by root, path and the hash of the bytes they were made from (every listing still
@@ -158,8 +177,13 @@ def _card_of(reader: Reader, root: Root, rel: str, sha: str, data: bytes,
 
 def index_text(roots: Roots) -> str:
     """One card per visible memory (engram://index); unapproved files are named, not shown."""
+    from engram.anchors.api import counts
+
     lines = list(card_lines(roots))
-    return f"engram index: {len(lines)} memories\n" + "".join(f"{ln}\n" for ln in lines)
+    stale = counts(roots) if roots.workspace.exists() else {}
+    bad = ", ".join(f"{stale[s]} {s}" for s in ("gone", "moved", "changed") if stale.get(s))
+    head = f"engram index: {len(lines)} memories" + (f" (stale: {bad})" if bad else "")
+    return head + "\n" + "".join(f"{ln}\n" for ln in lines)
 
 
 def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
@@ -180,8 +204,8 @@ def top_by_usage(roots: Roots, n: int) -> list[dict[str, Any]]:
     for d in ranked:  # guarded reads in rank order, until n pass
         if len(mems) == n:
             break
-        got = router.read(reader, d)
-        if got.memory is not None:
+        got = router.read(reader, d, router.policy.hidden_reason)
+        if got.memory is not None and all(m.key != got.memory.key for m in mems):
             mems.append(got.memory)
     return [{"id": m.id, "type": m.type, "scope": m.scope, "title": m.title,
              "recalls": counts.get(m.key, 0), "uri": f"engram://memory/{m.id}"}

@@ -13,8 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections import Counter
+from collections.abc import Callable, Iterable
 
 from engram.config import Settings
+from engram.search import claims as claims_mod
 from engram.search import docs
 from engram.search.docs import Doc
 from engram.search.evidence import prune
@@ -34,6 +36,7 @@ from engram.search.terms import anchors as query_anchors
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
+Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
@@ -65,12 +68,44 @@ class Router:
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
         self._by_id: dict[str, Doc | None] = {}  # id → the memory it names, for this command
+        self._claims: dict[str, list[Doc]] = {}  # id → every row declaring it (claims.py)
         for part in index.parts:
             part.quick_refresh()
 
-    def read(self, reader: Reader, d: Doc) -> Read:
-        """The guarded read of a routed file; a file changed in place refreshes its index row."""
-        return self.follow(d, reader.read(d.scope, d.rel_path))
+    def read(self, reader: Reader, d: Doc, hidden: Hidden | None = None) -> Read:
+        """The guarded read of the memory a routed row names; a file changed in place
+        refreshes its index row. When several files declare the id, the first that passes the
+        guard is read and the others are reported (claims.py); `hidden` (a visibility check)
+        then applies to that file, not to the row routing happened to find."""
+        rivals = self.claims(d.id)
+        if len(rivals) < 2:
+            return self.follow(d, reader.read(d.scope, d.rel_path))
+        got, winner = claims_mod.resolve(reader, rivals, self.follow)
+        if winner is not None and hidden is not None and hidden(winner) is not None:
+            return Read(None, others=got.others)
+        return got
+
+    def claims(self, memory_id: str) -> list[Doc]:
+        """Every row, in every root, declaring the id, in claims.preference order."""
+        if memory_id not in self._claims:
+            self._fetch_claims([memory_id])
+        return self._claims[memory_id]
+
+    def _fetch_claims(self, ids: Iterable[str]) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._claims]
+        rows: list[Doc] = []
+        for scope, part in self.parts.items():
+            for start in range(0, len(wanted), 500):
+                rows += docs.claims(part.db, scope, wanted[start:start + 500])
+        self._claims.update(claims_mod.group(rows))
+        for mid in wanted:
+            self._claims.setdefault(mid, [])
+
+    def all_rows(self) -> list[Doc]:
+        """Every indexed row of every root (duplicates included), remembering who claims what."""
+        rows = [d for scope, part in self.parts.items() for d in docs.all_docs(part.db, scope)]
+        self._claims.update(claims_mod.group(rows))
+        return rows
 
     def follow(self, d: Doc, got: Read) -> Read:
         """Re-index a file the guarded read found changed in place (its row is stale)."""
@@ -79,6 +114,7 @@ class Router:
         return got
 
     def prefetch(self, reader: Reader, ds: list[Doc]) -> None:
+        self._fetch_claims(d.id for d in ds)
         for scope in self.parts:
             reader.prefetch(scope, [d.rel_path for d in ds if d.scope == scope])
 
@@ -99,11 +135,6 @@ class Router:
         for mid in wanted:
             self._by_id.setdefault(mid, None)
 
-    def _shadowed(self, d: Doc) -> bool:
-        ws = self.parts.get("workspace")
-        return d.scope == "global" and ws is not None and bool(
-            docs.existing_ids(ws.db, [d.id]))
-
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
                    want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
@@ -116,25 +147,26 @@ class Router:
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
-        ws_ids: set[str] = set()
         for scope, part in self.parts.items():
             exclude = (not for_search and not self.policy.ignore
                        and part.hidden_rows(self.policy) > 0)
             rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
                                        for_search=for_search, exclude_hidden=exclude)
-            if scope == "global" and "workspace" in self.parts:
-                ids = [d.id for d, _ in rows]
-                ws_ids = docs.existing_ids(self.parts["workspace"].db, ids)
-            kept = [(d, s) for d, s in rows if d.id not in ws_ids or d.scope != "global"]
-            found += kept
-            total += count - (len(rows) - len(kept))
+            found += rows
+            total += count
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
                            for d, _ in docs.matches(part.db, scope, expr, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
         found.sort(key=lambda ds: -ds[1])
-        return found, total, hidden
+        # One entry per id (the best-scoring row): which file shows it is decided at read time
+        # (claims.py), so a workspace row shadows a global one only if it passes the guard.
+        best: dict[str, tuple[Doc, float]] = {}
+        for d, s in found:
+            best.setdefault(d.id, (d, s))
+        unique = list(best.values())
+        return unique, total - (len(found) - len(unique)), hidden
 
     def _hidden(self, d: Doc, for_search: bool) -> str | None:
         return (self.policy.search_hidden_reason(d) if for_search
@@ -181,8 +213,8 @@ class Router:
         """Every visible memory, rules first (`load --all`)."""
         routed = Routed(anchors=[])
         order = {"rule": 0, "skill": 1, "knowledge": 2}
-        visible = [d for scope, part in self.parts.items() for d in docs.all_docs(part.db, scope)
-                   if not self._shadowed(d) and self.policy.hidden_reason(d) is None]
+        visible = claims_mod.first_of_each(d for d in self.all_rows()
+                                           if self.policy.hidden_reason(d) is None)
         visible.sort(key=lambda d: (order.get(d.type, 3), d.scope != "workspace", d.id))
         routed.docs = {d.key: d for d in visible}
         routed.matched = len(visible)

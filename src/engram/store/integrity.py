@@ -69,6 +69,8 @@ def check_root(store: Store) -> list[FileCheck]:
 
 
 def verify(roots: Roots) -> Outcome:
+    from engram.safety import printable, shown_name  # file names nobody reviewed, escaped
+
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
     for root in roots.existing():
@@ -80,7 +82,8 @@ def verify(roots: Roots) -> Outcome:
     problems = [c for c in checks if c.status != OK]
     lines = []
     for c in checks:
-        where = f"{c.file}:{c.line}: {c.reason}" if c.status == INVALID else c.file
+        name = shown_name(c.file)  # file names are text nobody reviewed
+        where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
         lines.append(f"{c.status:<12} {c.scope}:{where}")
     if problems or diags:
         lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
@@ -172,7 +175,7 @@ PREVIEW_LINES = 40
 
 def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool) -> bool:
     """Show one file about to be approved and scan it; False when it must not be approved."""
-    from engram.safety import describe, redact
+    from engram.safety import describe, printable, redact
 
     text = data.decode("utf-8", errors="replace")
     findings = scan_memory_text(text)
@@ -207,15 +210,6 @@ def scan_memory_text(text: str) -> list[Any]:
     from engram.safety import scan_text  # compiling the rules is costly: only when scanning
 
     return list(scan_text(text, allow_emails=_author_emails(text)))
-
-
-def printable(line: str) -> str:
-    """A line with control and invisible format characters shown as escapes, never obeyed by
-    the terminal (an ANSI sequence could hide the rest of the line)."""
-    import unicodedata
-
-    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in {"Cc", "Cf", "Zl", "Zp"}
-                   else f"\\u{{{ord(ch):04x}}}" for ch in line)
 
 
 def _stamp() -> str:

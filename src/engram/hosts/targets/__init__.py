@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 McpStyle = Literal["json", "opencode", "codex", "cursor-plugin", "print"]
+# Where link sets the host's permission gate (hosts/gates.py): Claude's settings file (the hooks
+# file), OpenCode's config and Gemini's project settings (the MCP file), Gemini's user policy.
+Gate = Literal["claude", "opencode", "gemini-settings", "gemini-policy"]
 NAMES = ("claude", "codex", "gemini", "antigravity", "cursor", "opencode", "windsurf")
 
 
@@ -36,6 +39,8 @@ class Scope:
     hooks_file: str | None = None  # Claude's settings file for hooks (--team swaps it)
     team_hooks_file: str | None = None
     extra_files: tuple[str, ...] = field(default_factory=tuple)
+    gate: Gate | None = None
+    gate_hint: str = ""  # printed when this scope cannot hold the gate (and no link holds it)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ TARGET = Target(
         command_file=".claude/commands/engram.md",
         hooks_file=".claude/settings.local.json",
         team_hooks_file=".claude/settings.json",
+        gate="claude",
     ),
     # Claude keeps user-scope servers in ~/.claude.json, which it owns: we print its command.
     global_=Scope(
@@ -17,5 +18,6 @@ TARGET = Target(
         mcp=Mcp("print", claude_reads=True),
         command_file=".claude/commands/engram.md",
         hooks_file=".claude/settings.json",
+        gate="claude",
     ),
 )

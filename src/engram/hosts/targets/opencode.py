@@ -7,10 +7,12 @@ TARGET = Target(
     workspace=Scope(
         instructions="AGENTS.md",
         mcp=Mcp("opencode", ("opencode.json", "opencode.jsonc"), keys=("mcp",)),
+        gate="opencode",
     ),
     global_=Scope(
         instructions=".config/opencode/AGENTS.md",
         mcp=Mcp("opencode", (".config/opencode/opencode.jsonc", ".config/opencode/opencode.json"),
                 keys=("mcp",)),
+        gate="opencode",
     ),
 )

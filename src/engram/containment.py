@@ -1,0 +1,95 @@
+"""Containment: nothing Engram reads or writes for a root may lie behind a symlink it did not
+choose (SPEC §3; issue 16).
+
+A cloned repository controls everything in it, symlinks included. If `.agents/.engram`, a type
+folder or a state file were a symlink, even `engram load` would create its index, lock and usage
+files wherever the link points, `save` would write memories and hashes there, and appending to
+a symlinked `changelog.md` would copy an outside file into the repository. So the workspace
+root, the `.agents` folder above it, every fixed folder and every state file must be what they
+look like (a real directory or a regular file) or absent; anything else is refused before
+anything is touched. The global root is the user's own choice: its path may be a symlink
+(`workspace.resolve` resolves it once, and every write goes under the resolved path), but what
+is inside it is held to the same rule. This module only looks (lstat); it never creates.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import NamedTuple
+
+from engram.errors import StorageError
+from engram.workspace import ROOT_REL, Root, Roots
+
+DIRS = ("rules", "skills", "knowledge", "archive", "working", ".cache")
+FILES = ("memory.hashes.json", "engram.config.json", "changelog.md", "pending-approvals.json",
+         "usage.json", ".lock", ".gitignore", ".gitattributes")
+CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "hooks.json")
+CODE = "storage.symlink"
+HINT = ("a cloned repository controls its symlinks: replace it with a real directory or file "
+        "(or delete it and run `engram init`); `engram doctor` lists every one")
+
+
+class Problem(NamedTuple):
+    path: Path
+    what: str  # "symlink" or "not a directory" / "not a regular file"
+    target: str  # where a symlink points ("" otherwise)
+
+    @property
+    def message(self) -> str:
+        if self.what == "symlink":
+            return f"{self.path} is a symlink (to {self.target}); Engram will not follow it"
+        return f"{self.path} is {self.what}"
+
+
+def _problem(path: Path, want_dir: bool) -> Problem | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Problem(path, f"unreadable ({exc.strerror})", "")
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = str(path.readlink())
+        except OSError:
+            target = "?"
+        return Problem(path, "symlink", target)
+    if want_dir and not stat.S_ISDIR(st.st_mode):
+        return Problem(path, "not a directory", "")
+    if not want_dir and not stat.S_ISREG(st.st_mode):
+        return Problem(path, "not a regular file", "")
+    return None
+
+
+def _inside(root: Root) -> list[Problem]:
+    found = [_problem(root.path / d, True) for d in DIRS]
+    found += [_problem(root.path / f, False) for f in FILES]
+    found += [_problem(root.cache_dir / f, False) for f in CACHE_FILES]
+    return [p for p in found if p is not None]
+
+
+def problems(roots: Roots) -> list[Problem]:
+    """Every symlink (or wrong kind of file) where a root or its fixed names should be."""
+    ws = roots.workspace
+    out: list[Problem] = []
+    for path in (roots.project / ROOT_REL.parts[0], ws.path):
+        found = _problem(path, True)
+        if found is not None:
+            return [found]  # nothing below it can be trusted, nor needs looking at
+    out += _inside(ws)
+    g = roots.global_root
+    if g is not None and g.path != ws.path:
+        out += _inside(g)
+    return out
+
+
+def ensure(roots: Roots) -> Roots:
+    """`roots` when nothing is behind a symlink; else a coded error naming the first one."""
+    found = problems(roots)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise StorageError(f"refusing to use the memory root: {found[0].message}{more}",
+                           hint=HINT, code=CODE)
+    return roots
