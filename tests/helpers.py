@@ -26,10 +26,11 @@ def write_memory(root: Path, mem_id: str, mtype: str = "rule", content: str = "-
     """Write a memory through the store's write path (so hashes agree); returns its rel path."""
     from engram.store.model import TYPE_DIR
     from engram.store.repo import Change, Store
-    from engram.workspace import Root
+    from engram.workspace import Root, Scope
+
 
     rel = f"{TYPE_DIR[mtype]}/{mem_id}.md"
-    scope = "global" if meta.get("scope") == "global" else "workspace"
+    scope: Scope = "global" if meta.get("scope") == "global" else "workspace"
     Store(Root(root, scope)).write_files([Change(rel, memory_text(mem_id, mtype, content, **meta))],
                                          "test")
     return rel
@@ -44,3 +45,15 @@ def run_cli(*args: str, capsys: Any) -> tuple[int, str, str]:
 def run_json(*args: str, capsys: Any) -> tuple[int, dict[str, Any]]:
     code, out, _ = run_cli(*args, "--json", capsys=capsys)
     return code, json.loads(out)
+
+
+def unshare_works() -> bool:
+    """True when this machine lets a test make a private mount namespace (`unshare -rm`), to
+    mount a real read-only root or a tiny tmpfs."""
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    done = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
+    return done.returncode == 0

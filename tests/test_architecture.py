@@ -49,3 +49,34 @@ def test_only_config_reads_the_environment() -> None:
         if "os.environ" in text or "os.getenv" in text:
             offenders.append(str(path.relative_to(SRC)))
     assert offenders == []
+
+
+# Where modules are imported by name: each is a table of plugins (commands, host targets, bench
+# suites). mcp/core.py is the one exception left; the one-entry-per-tool table replaces it with
+# ordinary function-level imports that mypy checks.
+IMPORTLIB_ALLOWED = {"cli/main.py", "hosts/targets/__init__.py", "bench/report.py", "mcp/core.py"}
+
+
+def test_importlib_only_in_plugin_tables() -> None:
+    users = {str(path.relative_to(SRC)) for path in SRC.rglob("*.py")
+             if "importlib" in _imports_any(path)}
+    assert users <= IMPORTLIB_ALLOWED, sorted(users - IMPORTLIB_ALLOWED)
+
+
+def _imports_any(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_storage_faults_are_mapped_in_one_place() -> None:
+    """Only engram/storage.py turns errno values into storage codes (the write helper, the CLI
+    and the MCP server call it)."""
+    offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                 if p.name != "storage.py" and "errno.ENOSPC" in p.read_text(encoding="utf-8")]
+    assert offenders == []

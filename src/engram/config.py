@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from engram.errors import ConfigValueError, UsageError
+from engram.storage import read_text
 
 CONFIG_FILE = "engram.config.json"
 
@@ -50,6 +52,28 @@ def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) 
     )
 
 
+_ROLE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,39}")
+ROLE_HINT = ("roles are short words of letters, digits, - _ . (no spaces or newlines), "
+             "e.g. backend,ops")
+
+
+def normalise_roles(raw: Iterable[str]) -> list[str]:
+    """The one check of role names (config, set-role, save --role, candidates): comma-separated
+    items, trimmed and lower-cased, each a short word; anything else (a space or newline inside
+    a role, punctuation) is refused, never split or cleaned into something else."""
+    names: list[str] = []
+    for item in raw:
+        for part in str(item).split(","):
+            name = part.strip(" ").lower()
+            if not name:
+                continue
+            if not _ROLE.fullmatch(name):
+                raise ConfigValueError(f"invalid role {part.strip(' ')!r}", hint=ROLE_HINT)
+            if name not in names:
+                names.append(name)
+    return names
+
+
 class Key(NamedTuple):
     """One config key: its kind, default and allowed values or range."""
 
@@ -60,6 +84,7 @@ class Key(NamedTuple):
     hi: int = 0
     choices: tuple[str, ...] = ()
     doc: str = ""
+    items: Callable[[list[str]], list[str]] | None = None  # checks a list's items
 
 
 KEYS: dict[str, Key] = {
@@ -67,7 +92,8 @@ KEYS: dict[str, Key] = {
     for k in (
         Key("scope", "enum", None, choices=("workspace", "global", "both"),
             doc="save target (default: both when a global root exists, else workspace)"),
-        Key("roles", "list", [], doc="roles whose role-scoped memories are visible"),
+        Key("roles", "list", [], doc="roles whose role-scoped memories are visible",
+            items=normalise_roles),
         Key("rule_variants.enabled", "bool", False, doc="render the active rule variant"),
         Key("rule_variants.active", "enum", "balanced", choices=("light", "balanced", "strict"),
             doc="which rule variant is active"),
@@ -109,7 +135,7 @@ class Settings(NamedTuple):
 def read_json_file(path: Path) -> dict[str, Any]:
     """Read a JSON config file; a missing file is empty, a broken one is an error with a fix."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return {}
     try:
@@ -173,10 +199,12 @@ def coerce(key: Key, raw: Any, *, strict: bool) -> Any:
         return raw
     if key.kind == "list":
         if isinstance(raw, str):
-            return [s.strip() for s in raw.split(",") if s.strip()]
-        if isinstance(raw, list) and all(isinstance(s, str) for s in raw):
-            return list(raw)
-        raise fail(f"expected a list of strings, got {raw!r}")
+            items = [s.strip() for s in raw.split(",") if s.strip()]
+        elif isinstance(raw, list) and all(isinstance(s, str) for s in raw):
+            items = list(raw)
+        else:
+            raise fail(f"expected a list of strings, got {raw!r}")
+        return key.items(items) if key.items is not None else items
     if raw is not None and not isinstance(raw, str):
         raise fail(f"expected a string, got {raw!r}")
     return raw

@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 CONTRACT_VERSION = "1"
-Level = Literal["info", "warn", "error"]
+Severity = Literal["info", "warn", "error"]
 
 
 class Diagnostic(NamedTuple):
     code: str
-    level: Level
+    level: Severity
     message: str
 
     def as_dict(self) -> dict[str, str]:

@@ -6,9 +6,9 @@ are counted from their files without interpreting more than their shape.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
+from engram import clock
 from engram.outcome import Diagnostic, Outcome
 from engram.workspace import Roots
 
@@ -18,7 +18,7 @@ def status(roots: Roots) -> Outcome:
     from engram.search.index import RootIndex
 
     settings = roots.settings()
-    today = date.today().isoformat()
+    today = clock.today().isoformat()
     data: dict[str, Any] = {"roots": [], "counts": {"by_type": {}, "by_scope": {}, "by_tier": {}},
                             "invalid": [], "duplicate_ids": [], "pending_approvals": 0,
                             "notes": {"active": 0, "expired": 0}, "config": settings.values}

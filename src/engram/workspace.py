@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from engram.config import CONFIG_FILE, Env, Settings, load_settings, read_env, read_json_file
+from engram.errors import UsageError
 
 Scope = Literal["workspace", "global"]
 TYPE_DIRS = ("rules", "skills", "knowledge")
@@ -21,7 +22,7 @@ ROOT_REL = Path(".agents") / ".engram"
 
 
 class Root(NamedTuple):
-    """One memory root and the fixed names inside it (§3)."""
+    """One memory root and the fixed names inside it (README.md#how-it-works)."""
 
     path: Path
     scope: Scope
@@ -139,6 +140,10 @@ def resolve(env: Env | None = None, workspace: str | Path | None = None, *,
     if chosen:
         base = Path(chosen).expanduser()
         base = base if base.is_absolute() else env.cwd / base
+        if base.exists() and not base.is_dir():
+            raise UsageError(f"workspace {chosen} is a file, not a directory",
+                             code="workspace.not_directory",
+                             hint="pass the project directory (the one holding .agents/.engram)")
         # Accept either the project directory or the root itself. The root is not resolved
         # through a symlink: that would move the workspace to wherever the link points
         # (containment refuses the link instead); the project directory may be one.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,12 @@ def roots(project: Path) -> Roots:
     return r
 
 
+Feed = Callable[[str], None]
+Capsys = pytest.CaptureFixture[str]
+
+
 @pytest.fixture
-def stdin(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def stdin(monkeypatch: pytest.MonkeyPatch) -> Feed:
     def feed(text: str) -> None:
         monkeypatch.setattr("sys.stdin", io.StringIO(text))
     feed("")
@@ -34,33 +39,33 @@ def _ids(roots: Roots) -> list[str]:
     return sorted(m.id for m in Store(roots.workspace).scan(include_notes=False).memories)
 
 
-def test_save_without_an_answer_prints_the_preview_and_exits_3(roots: Roots, stdin, capsys
-                                                               ) -> None:
+def test_save_without_an_answer_prints_the_preview_and_exits_3(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     code, out, _ = run_cli("save", "rule", SMOKE, capsys=capsys)
     assert code == 3
     assert "Verdict: ADD" in out and SMOKE in out and "Nothing was saved" in out
     assert _ids(roots) == []
 
 
-def test_save_with_answer_a_writes_the_memory(roots: Roots, stdin, capsys) -> None:
+def test_save_with_answer_a_writes_the_memory(roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     code, out, _ = run_cli("save", "rule", SMOKE, "--answer", "A", capsys=capsys)
     assert code == 0 and "Candidate 1: written" in out
     assert _ids(roots) == ["run-the-smoke-suite-before-tagging-a-release"]
 
 
-def test_answer_comes_from_the_last_stdin_line_when_text_came_from_args(roots: Roots, stdin,
-                                                                        capsys) -> None:
+def test_answer_comes_from_the_last_stdin_line_when_text_came_from_args(roots: Roots, stdin: Feed,
+                                                                        capsys: Capsys) -> None:
     stdin("some chatter\nC\n\nA\n")
     code, _, _ = run_cli("save", SMOKE, capsys=capsys)
     assert code == 0 and len(_ids(roots)) == 1
 
 
-def test_cancel_writes_nothing(roots: Roots, stdin, capsys) -> None:
+def test_cancel_writes_nothing(roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     code, out, _ = run_cli("save", SMOKE, "--answer", "C", capsys=capsys)
     assert code == 0 and "nothing was saved" in out and _ids(roots) == []
 
 
-def test_answer_a_with_numbers_and_b_with_a_note(roots: Roots, stdin, capsys) -> None:
+def test_answer_a_with_numbers_and_b_with_a_note(roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     args = ["ss", "TYPE: knowledge | TEXT: Grafana lives in the ops repo.",
             "TYPE: knowledge | TEXT: Sentry alerts go to the on-call channel.",
             "TYPE: knowledge | TEXT: Feature flags live in LaunchDarkly."]
@@ -73,15 +78,16 @@ def test_answer_a_with_numbers_and_b_with_a_note(roots: Roots, stdin, capsys) ->
     assert code == 0 and "Human note: confirmed with ops" in m.body
 
 
-def test_candidates_from_stdin_cannot_also_answer(roots: Roots, stdin, capsys) -> None:
+def test_candidates_from_stdin_cannot_also_answer(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     stdin("TYPE: knowledge | TEXT: Grafana lives in the ops repo.\nA\n")
     code, out, _ = run_cli("ss", capsys=capsys)
     # "A" is read as a second (plain) candidate, and nothing answers the preview.
     assert code == 3 and "[2]" in out and _ids(roots) == []
 
 
-def test_file_candidates_with_answer_on_stdin(roots: Roots, stdin, tmp_path: Path,
-                                              capsys) -> None:
+def test_file_candidates_with_answer_on_stdin(roots: Roots, stdin: Feed, tmp_path: Path,
+                                              capsys: Capsys) -> None:
     f = tmp_path / "c.txt"
     f.write_text("TYPE: knowledge | TEXT: Grafana lives in the ops repo.\n"
                  "TYPE: rule | TEXT: Never force-push to main.\n")
@@ -91,7 +97,7 @@ def test_file_candidates_with_answer_on_stdin(roots: Roots, stdin, tmp_path: Pat
 
 
 def test_force_writes_ready_and_defers_a_related_candidate_until_it_declares_it(
-        roots: Roots, stdin, capsys) -> None:
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     run_cli("save", "rule", SMOKE, "-f", capsys=capsys)
     x = "run-the-smoke-suite-before-tagging-a-release"
     follow = "TYPE: knowledge | TEXT: Release tags must follow the smoke suite run."
@@ -108,7 +114,8 @@ def test_force_writes_ready_and_defers_a_related_candidate_until_it_declares_it(
     assert m.depends_on == [x] and m.meta["level"] == "advanced"
 
 
-def test_last_n_sessions_normalises_to_query_level(roots: Roots, stdin, capsys) -> None:
+def test_last_n_sessions_normalises_to_query_level(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     code, out, _ = run_cli("ss", "-f", "last", "50", "sessions", capsys=capsys)
     assert code == 0 and "at most 50 recent accessible sessions" in out
     assert "--query-level 50" in out
@@ -120,12 +127,13 @@ def test_last_n_sessions_normalises_to_query_level(roots: Roots, stdin, capsys) 
     assert code == 2 and "query-level" in err
 
 
-def test_scope_both_without_a_global_root_is_a_clear_error(roots: Roots, stdin, capsys) -> None:
+def test_scope_both_without_a_global_root_is_a_clear_error(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     code, _, err = run_cli("save", SMOKE, "--scope", "both", "-f", capsys=capsys)
     assert code == 1 and "engram init --global" in err
 
 
-def test_save_to_both_roots_writes_each(roots: Roots, stdin, tmp_path: Path, capsys,
+def test_save_to_both_roots_writes_each(roots: Roots, stdin: Feed, tmp_path: Path, capsys: Capsys,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENGRAM_GLOBAL_DIR", str(tmp_path / "global"))
     init_root(resolve().global_root)  # type: ignore[arg-type]
@@ -133,7 +141,8 @@ def test_save_to_both_roots_writes_each(roots: Roots, stdin, tmp_path: Path, cap
     assert code == 0 and "(workspace): written" in out and "(global): written" in out
 
 
-def test_archive_moves_the_memory_with_its_reason(roots: Roots, stdin, capsys) -> None:
+def test_archive_moves_the_memory_with_its_reason(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     run_cli("save", SMOKE, "-f", capsys=capsys)
     mid = "run-the-smoke-suite-before-tagging-a-release"
     code, out, _ = run_cli("archive", "--reason", "CI runs it now: automatic", mid,
@@ -148,7 +157,8 @@ def test_archive_moves_the_memory_with_its_reason(roots: Roots, stdin, capsys) -
     assert code == 1 and "engram search" in err
 
 
-def test_save_json_envelope_reports_written_items(roots: Roots, stdin, capsys) -> None:
+def test_save_json_envelope_reports_written_items(
+        roots: Roots, stdin: Feed, capsys: Capsys) -> None:
     import json
 
     code, out, _ = run_cli("save", SMOKE, "-f", "--json", capsys=capsys)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 from engram.store.fileio import TMP_PREFIX
 from tests.conftest import engram_cmd, subprocess_env
-from tests.helpers import run_cli
+from tests.helpers import run_cli, unshare_works
 
 CANDIDATE = "TYPE: rule | TEXT: Always run the migration dry-run before deploying"
 UPDATE = "TYPE: rule | TEXT: Never deploy on Fridays without an on-call engineer"
@@ -86,14 +85,7 @@ def test_disk_full_or_read_only_is_a_coded_error_and_nothing_is_half_written(
     assert not list(root.rglob(f"{TMP_PREFIX}*"))
 
 
-def _unshare_works() -> bool:
-    if shutil.which("unshare") is None:
-        return False
-    done = subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False)
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not _unshare_works(), reason="no private mount namespace (unshare -rm)")
+@pytest.mark.skipif(not unshare_works(), reason="no private mount namespace (unshare -rm)")
 def test_a_real_read_only_mount_fails_with_storage_readonly_and_leaves_files_intact(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _seeded(project, capsys)

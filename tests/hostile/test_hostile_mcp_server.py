@@ -17,7 +17,7 @@ import pytest
 
 from engram.store.repo import sha256_bytes
 from tests.helpers import run_cli, write_memory
-from tests.mcp_server.mcp_harness import RawServer
+from tests.mcp_server.mcp_harness import InProcessServer
 
 CANARY = "TOPSECRET-CANARY-4242"
 OUTSIDE_TEXT = ("---\nid: leak\ntype: rule\ncreated: 2026-08-01\nupdated: 2026-08-01\n---\n\n"
@@ -53,8 +53,8 @@ def hostile_project(project: Path) -> Path:
 
 
 @pytest.fixture
-def server(hostile_project: Path) -> Iterator[RawServer]:
-    raw = RawServer(["--workspace", str(hostile_project)], None)
+def server(hostile_project: Path) -> Iterator[InProcessServer]:
+    raw = InProcessServer(["--workspace", str(hostile_project)], None)
     reply = raw.call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                     "clientInfo": {"name": "hostile", "version": "1"}})
     assert "result" in reply
@@ -62,11 +62,11 @@ def server(hostile_project: Path) -> Iterator[RawServer]:
     raw.close()
 
 
-def _tool(raw: RawServer, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def _tool(raw: InProcessServer, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return raw.call("tools/call", {"name": name, "arguments": arguments})
 
 
-def _status_ok(raw: RawServer) -> None:
+def _status_ok(raw: InProcessServer) -> None:
     reply = _tool(raw, "engram_status", {})
     assert reply["result"]["isError"] is False
 
@@ -81,14 +81,14 @@ def _status_ok(raw: RawServer) -> None:
     (b"[]", -32600),
 ])
 def test_hostile_lines_get_an_error_reply_and_the_server_keeps_answering(
-        server: RawServer, raw_line: bytes, code: int) -> None:
+        server: InProcessServer, raw_line: bytes, code: int) -> None:
     server.write(raw_line + b"\n")
     reply = server.recv(lambda m: "error" in m)
     assert reply["error"]["code"] == code
     _status_ok(server)
 
 
-def test_a_10_mb_line_is_refused_and_the_next_request_is_answered(server: RawServer) -> None:
+def test_a_10_mb_line_is_refused_and_the_next_request_is_answered(server: InProcessServer) -> None:
     server.write(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "'
                  + b"A" * (10 * 1024 * 1024 + 10) + b'"}}\n')
     reply = server.recv(lambda m: "error" in m, timeout=30)
@@ -97,7 +97,7 @@ def test_a_10_mb_line_is_refused_and_the_next_request_is_answered(server: RawSer
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)
-def test_bad_ids_are_refused_by_load_and_resources(server: RawServer, bad: str) -> None:
+def test_bad_ids_are_refused_by_load_and_resources(server: InProcessServer, bad: str) -> None:
     reply = _tool(server, "engram_load", {"id": bad})
     result = reply["result"]
     assert result["isError"] is True
@@ -113,7 +113,7 @@ def test_bad_ids_are_refused_by_load_and_resources(server: RawServer, bad: str) 
 
 @pytest.mark.parametrize("field", ["UPDATE", "SUPERSEDES", "DEPENDS_ON"])
 def test_bad_ids_in_candidates_are_refused_before_anything_is_proposed(
-        server: RawServer, hostile_project: Path, field: str) -> None:
+        server: InProcessServer, hostile_project: Path, field: str) -> None:
     for bad in ("../x", "\u0430lways-run"):
         reply = _tool(server, "engram_save_session",
                       {"candidates": f"TYPE: rule | TEXT: Always lint first | {field}: {bad}"})
@@ -122,7 +122,7 @@ def test_bad_ids_in_candidates_are_refused_before_anything_is_proposed(
     assert not (hostile_project / ".agents" / ".engram" / "pending-approvals.json").exists()
 
 
-def test_a_symlink_out_of_the_root_is_never_printed_by_the_server(server: RawServer) -> None:
+def test_a_symlink_out_of_the_root_is_never_printed_by_the_server(server: InProcessServer) -> None:
     replies = [
         _tool(server, "engram_load", {"query": "leak canary print"}),
         _tool(server, "engram_load", {"query": "leak canary print", "full": True}),

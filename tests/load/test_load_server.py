@@ -7,6 +7,7 @@ every id answered once, resident memory flat from request 1,000 to the end.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ RSS_GROWTH_LIMIT_KB = 10 * 1024
 
 
 def test_one_server_answers_5000_pipelined_mixed_requests_with_flat_memory(
-        project: Path, record_property: pytest.RecordProperty) -> None:
+        project: Path, record_property: Callable[[str, object], None]) -> None:
     generate(project / ".agents" / ".engram", 1000)
     n = 25_000 if os.environ.get("ENGRAM_SOAK") == "1" else 5_000
     res = load_bench.pipelined(project, n, sample_at=1000, env=subprocess_env())

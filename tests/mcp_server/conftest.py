@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mcp_harness import RawServer
+
+from tests.mcp_server.mcp_harness import InProcessServer
 
 
 @pytest.fixture(scope="module")
-def raw_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
-    """One long-lived server per module, initialized at 2025-06-18 with form elicitation."""
-    server = RawServer(["--dialog-timeout", "1.0", "--state-ttl", "1.5"],
-                       tmp_path_factory.mktemp("fake"))
+def raw_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
+    """One long-lived in-process server per module over the fake core, with a 1 s dialog
+    timeout and 1.5 s request states (on its injectable clock, `raw_server.time`)."""
+    server = InProcessServer(["--dialog-timeout", "1.0", "--state-ttl", "1.5"],
+                             tmp_path_factory.mktemp("fake"))
     yield server
     server.close()

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_harness import RawServer, modern_meta
 
-FORM_CAPS = {"elicitation": {"form": {}}}
+from tests.mcp_server.mcp_harness import InProcessServer, LineClient, modern_meta
+
+FORM_CAPS: dict[str, Any] = {"elicitation": {"form": {}}}
 SESSION = "TYPE: rule | TEXT: Always pin tool versions.\nTYPE: knowledge | TEXT: We deploy on " \
           "Fridays never.\nTYPE: rule | TEXT: duplicate of alpha"
 
 
-def _init(raw: RawServer, version: str = "2025-06-18", caps: dict[str, Any] | None = None) -> None:
+def _init(raw: LineClient, version: str = "2025-06-18", caps: dict[str, Any] | None = None) -> None:
     raw.call("initialize", {"protocolVersion": version,
                             "capabilities": FORM_CAPS if caps is None else caps})
 
 
-def _start_save(raw: RawServer, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def _start_save(raw: InProcessServer, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     id_ = raw.next_id()
     raw.send({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
               "params": {"name": "engram_save_session", "arguments": arguments}})
@@ -27,24 +27,24 @@ def _start_save(raw: RawServer, arguments: dict[str, Any]) -> tuple[int, dict[st
     return id_, asked
 
 
-def _answer(raw: RawServer, asked: dict[str, Any], **reply: Any) -> None:
+def _answer(raw: InProcessServer, asked: dict[str, Any], **reply: Any) -> None:
     raw.send({"jsonrpc": "2.0", "id": asked["id"], **reply})
 
 
 @pytest.fixture
-def raw(raw_server: RawServer) -> RawServer:
+def raw(raw_server: InProcessServer) -> InProcessServer:
     _init(raw_server)
     return raw_server
 
 
-def _count(raw: RawServer) -> int:
+def _count(raw: InProcessServer) -> int:
     return len(raw.written())
 
 
 # legacy ------------------------------------------------------------------------------------
 
 def test_form_lists_writable_candidates_by_number_verdict_id_and_text(
-        raw: RawServer) -> None:
+        raw: InProcessServer) -> None:
     id_, asked = _start_save(raw, {"candidates": SESSION})
     schema = asked["params"]["requestedSchema"]
     assert "mode" not in asked["params"]  # 2025-06-18 has no mode field
@@ -60,7 +60,7 @@ def test_form_lists_writable_candidates_by_number_verdict_id_and_text(
 
 
 def test_accept_writes_exactly_the_selected_candidates_and_may_narrow_scope(
-        raw: RawServer) -> None:
+        raw: InProcessServer) -> None:
     before = _count(raw)
     id_, asked = _start_save(raw, {"candidates": SESSION})
     _answer(raw, asked, result={"action": "accept",
@@ -71,7 +71,7 @@ def test_accept_writes_exactly_the_selected_candidates_and_may_narrow_scope(
     assert raw.written()[before:] == [{"id": "we-deploy-on-fridays", "scope": "workspace"}]
 
 
-def test_decline_revokes_the_proposal_and_commit_then_fails(raw: RawServer) -> None:
+def test_decline_revokes_the_proposal_and_commit_then_fails(raw: InProcessServer) -> None:
     before = _count(raw)
     id_, asked = _start_save(raw, {"candidates": SESSION})
     _answer(raw, asked, result={"action": "decline"})
@@ -85,7 +85,7 @@ def test_decline_revokes_the_proposal_and_commit_then_fails(raw: RawServer) -> N
 
 
 @pytest.mark.parametrize("content", [{"c1": "yes"}, {"c9": True}, {"scope": "everywhere"}])
-def test_invalid_answer_revokes_like_decline(raw: RawServer, content: dict[str, Any]) -> None:
+def test_invalid_answer_revokes_like_decline(raw: InProcessServer, content: dict[str, Any]) -> None:
     before = _count(raw)
     id_, asked = _start_save(raw, {"candidates": SESSION})
     _answer(raw, asked, result={"action": "accept", "content": content})
@@ -96,7 +96,7 @@ def test_invalid_answer_revokes_like_decline(raw: RawServer, content: dict[str, 
 
 @pytest.mark.parametrize("reply", [{"result": {"action": "cancel"}},
                                    {"error": {"code": -32603, "message": "boom"}}])
-def test_cancel_or_client_error_falls_back_to_the_token_text(raw: RawServer,
+def test_cancel_or_client_error_falls_back_to_the_token_text(raw: InProcessServer,
                                                              reply: dict[str, Any]) -> None:
     id_, asked = _start_save(raw, {"candidates": SESSION})
     _answer(raw, asked, **reply)
@@ -108,16 +108,17 @@ def test_cancel_or_client_error_falls_back_to_the_token_text(raw: RawServer,
     assert commit["result"]["isError"] is False  # the token flow still works
 
 
-def test_timeout_falls_back_and_cancels_the_dialog(raw: RawServer) -> None:
+def test_timeout_falls_back_and_cancels_the_dialog(raw: InProcessServer) -> None:
     id_, asked = _start_save(raw, {"candidates": SESSION})
-    cancelled = raw.recv(lambda m: m.get("method") == "notifications/cancelled", timeout=5)
+    raw.time.advance(1.1)  # past the module server's 1 s dialog timeout, without waiting
+    cancelled = raw.recv(lambda m: m.get("method") == "notifications/cancelled", timeout=0.5)
     assert cancelled["params"]["requestId"] == asked["id"]
     result = raw.reply_to(id_)["result"]
     assert result["content"][0]["text"].startswith("nothing was saved (the approval dialog "
                                                    "timed out)")
 
 
-def test_cancelled_request_gets_no_reply_and_writes_nothing(raw: RawServer) -> None:
+def test_cancelled_request_gets_no_reply_and_writes_nothing(raw: InProcessServer) -> None:
     before = _count(raw)
     id_, _asked = _start_save(raw, {"candidates": SESSION})
     raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -126,7 +127,7 @@ def test_cancelled_request_gets_no_reply_and_writes_nothing(raw: RawServer) -> N
     assert _count(raw) == before
 
 
-def test_note_asks_yes_cancel_and_returns_id_file_valid_until(raw: RawServer) -> None:
+def test_note_asks_yes_cancel_and_returns_id_file_valid_until(raw: InProcessServer) -> None:
     id_ = raw.next_id()
     raw.send({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
               "params": {"name": "engram_note", "arguments": {"text": "Flaky test in CI"}}})
@@ -137,7 +138,7 @@ def test_note_asks_yes_cancel_and_returns_id_file_valid_until(raw: RawServer) ->
     assert {"id", "file", "valid_until"} <= set(data)
 
 
-def test_no_dialog_before_2025_06_18_or_without_form_capability(raw: RawServer) -> None:
+def test_no_dialog_before_2025_06_18_or_without_form_capability(raw: InProcessServer) -> None:
     for version, caps in (("2025-03-26", FORM_CAPS), ("2025-11-25", {}),
                           ("2025-11-25", {"elicitation": {"url": {}}})):
         _init(raw, version, caps)
@@ -147,7 +148,7 @@ def test_no_dialog_before_2025_06_18_or_without_form_capability(raw: RawServer) 
 
 
 def test_no_elicitation_flag_keeps_the_token_flow(tmp_path: Path) -> None:
-    server = RawServer(["--no-elicitation"], tmp_path)
+    server = InProcessServer(["--no-elicitation"], tmp_path)
     try:
         _init(server, "2025-11-25")
         result = server.call("tools/call", {"name": "engram_save",
@@ -162,12 +163,12 @@ def test_no_elicitation_flag_keeps_the_token_flow(tmp_path: Path) -> None:
 
 # modern ------------------------------------------------------------------------------------
 
-def _modern_call(raw: RawServer, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def _modern_call(raw: InProcessServer, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return raw.call("tools/call", {"name": "engram_save_session", "arguments": arguments,
                                    "_meta": modern_meta(caps=FORM_CAPS), **extra})
 
 
-def test_modern_input_required_then_retry_accepts(raw: RawServer) -> None:
+def test_modern_input_required_then_retry_accepts(raw: InProcessServer) -> None:
     before = _count(raw)
     args = {"candidates": SESSION, "scope": "global"}
     first = _modern_call(raw, args)["result"]
@@ -183,7 +184,7 @@ def test_modern_input_required_then_retry_accepts(raw: RawServer) -> None:
     assert [m["scope"] for m in raw.written()[before:]] == ["global", "global"]
 
 
-def test_modern_decline_and_cancel(raw: RawServer) -> None:
+def test_modern_decline_and_cancel(raw: InProcessServer) -> None:
     args = {"candidates": SESSION}
     for action, marker in (("decline", "revoked"), ("cancel", "approval_token")):
         first = _modern_call(raw, args)["result"]
@@ -193,7 +194,7 @@ def test_modern_decline_and_cancel(raw: RawServer) -> None:
 
 
 def test_forged_mismatched_replayed_and_expired_states_are_32602_and_write_nothing(
-        raw: RawServer) -> None:
+        raw: InProcessServer) -> None:
     before = _count(raw)
     args = {"candidates": SESSION}
     accept = {"approve": {"action": "accept", "content": {}}}
@@ -214,7 +215,7 @@ def test_forged_mismatched_replayed_and_expired_states_are_32602_and_write_nothi
     assert _modern_call(raw, args, requestState=state,
                         inputResponses=accept)["error"]["code"] == -32602  # single use
     late = _modern_call(raw, args)["result"]["requestState"]
-    time.sleep(1.6)  # the module server seals states for 1.5 s
+    raw.time.advance(1.6)  # the module server seals states for 1.5 s
     after = _count(raw)
     assert _modern_call(raw, args, requestState=late,
                         inputResponses=accept)["error"]["code"] == -32602
@@ -223,7 +224,7 @@ def test_forged_mismatched_replayed_and_expired_states_are_32602_and_write_nothi
 
 def test_requests_beyond_the_in_flight_cap_are_refused_without_blocking_the_reader(
         tmp_path: Path) -> None:
-    server = RawServer(["--dialog-timeout", "30"], tmp_path)
+    server = InProcessServer(["--dialog-timeout", "30"], tmp_path)
     try:
         _init(server, "2025-11-25")
         for i in range(32):
@@ -234,7 +235,10 @@ def test_requests_beyond_the_in_flight_cap_are_refused_without_blocking_the_read
         assert server.call("ping")["error"]["code"] == -32603
         _answer(server, asks[0], result={"action": "cancel"})  # the reader still delivers
         # Generous timeout: 32 pending proposals on a loaded 2-core CI machine are slow.
-        assert "result" in server.reply_to("s0", 60)
+        # Whichever request that dialog belonged to is answered (threads ask in any order).
+        done = server.recv(lambda m: str(m.get("id", "")).startswith("s") and "method" not in m,
+                           60)
+        assert "result" in done
         assert server.call("ping")["result"] == {}
     finally:
         server.close()

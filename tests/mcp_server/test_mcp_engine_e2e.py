@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcp_harness import RawServer, modern_meta
-
 from engram.cli.main import main as cli
+from tests.mcp_server.mcp_harness import InProcessServer, modern_meta
 
 
 def test_status_and_verify_run_on_the_real_engine_in_both_eras(project: Path) -> None:
     assert cli(["init"]) == 0
-    server = RawServer(["--workspace", str(project)], None)
+    server = InProcessServer(["--workspace", str(project)], None)
     try:
         server.call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
         status = server.call("engram_status")["result"]

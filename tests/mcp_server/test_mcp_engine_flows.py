@@ -11,17 +11,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 from engram.cli.main import main as cli
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 pytest.importorskip("engram.proposals.api", reason="the write core is not merged yet")
 
@@ -35,7 +35,8 @@ Answer = Callable[[types.ElicitRequestParams], types.ElicitResult]
 def _session(project: Path, mode: str, answer: list[Answer],
              body: Callable[[Client], Awaitable[None]], *flags: str) -> None:
     async def main() -> None:
-        async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        async def on_elicit(context: ClientRequestContext,
+                            params: types.ElicitRequestParams) -> types.ElicitResult:
             return answer[0](params)
 
         params = StdioServerParameters(
@@ -59,7 +60,8 @@ def _text(result: types.CallToolResult) -> str:
 
 def _accept_all(params: types.ElicitRequestParams) -> types.ElicitResult:
     schema = params.requested_schema  # type: ignore[union-attr]
-    content = {k: True for k in schema["properties"] if k != "scope"}
+    content: dict[str, str | int | float | bool | list[str] | None] = {
+        k: True for k in schema["properties"] if k != "scope"}
     return types.ElicitResult(action="accept", content=content)
 
 

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_harness import RawServer
-
 from engram import __version__
 from engram.mcp.protocol import INSTRUCTIONS
+from tests.mcp_server.mcp_harness import InProcessServer
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "mcp" / "golden_lines.jsonl"
 
@@ -32,7 +31,7 @@ def _fill(value: Any) -> Any:
 
 def test_golden_exchange_replies_line_for_line(tmp_path: Path) -> None:
     pairs = [json.loads(line) for line in GOLDEN.read_text().splitlines() if line.strip()]
-    server = RawServer([], tmp_path)
+    server = InProcessServer([], tmp_path)
     try:
         for pair in pairs:
             server.write(pair["send"].encode() + b"\n")

@@ -19,11 +19,11 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 from engram.cli.main import main as cli
 from engram.outcome import estimate_tokens
 from tests.helpers import write_memory
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 pytest.importorskip("engram.search.api")
 

@@ -227,7 +227,7 @@ def test_starting_the_server_imports_no_engine_module() -> None:
     import subprocess
     import sys
 
-    from mcp_harness import server_env
+    from tests.mcp_server.mcp_harness import server_env
 
     probe = ("import sys, engram.mcp.main; print(sorted(m for m in sys.modules if m.startswith("
              "('engram.search', 'engram.proposals', 'engram.store', 'engram.safety', "

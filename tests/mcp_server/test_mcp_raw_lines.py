@@ -1,4 +1,5 @@
-"""Golden raw-line tests of §10.1-§10.3 over a real `engram-mcp` subprocess (fake core)."""
+"""Raw-line tests of the transport, legacy and modern eras (docs/MCP.md) over the in-process
+server (fake core); process-level rules run a real `engram-mcp` subprocess."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_harness import MODERN, RawServer, modern_meta
+
+from tests.mcp_server.mcp_harness import MODERN, InProcessServer, LineClient, RawServer, modern_meta
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
 
-def initialize(raw: RawServer, version: str = "2025-06-18",
+def initialize(raw: LineClient, version: str = "2025-06-18",
                caps: dict[str, Any] | None = None) -> dict[str, Any]:
     reply = raw.call("initialize", {"protocolVersion": version,
                                     "capabilities": {} if caps is None else caps,
@@ -25,14 +27,14 @@ def initialize(raw: RawServer, version: str = "2025-06-18",
 # §10.1 transport ---------------------------------------------------------------------------
 
 def test_malformed_line_gets_parse_error_with_null_id_and_server_keeps_running(
-        raw_server: RawServer) -> None:
+        raw_server: InProcessServer) -> None:
     raw_server.write(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
     err = raw_server.recv(lambda m: "error" in m and m["id"] is None)
     assert err["error"]["code"] == -32700
     assert raw_server.call("ping")["result"] == {}
 
 
-def test_invalid_utf8_line_is_a_parse_error(raw_server: RawServer) -> None:
+def test_invalid_utf8_line_is_a_parse_error(raw_server: InProcessServer) -> None:
     raw_server.write(b'{"jsonrpc":"2.0","id":7,"method":"ping","x":"\xff\xfe"}\n')
     err = raw_server.recv(lambda m: "error" in m and m["id"] is None)
     assert err["error"]["code"] == -32700
@@ -40,19 +42,20 @@ def test_invalid_utf8_line_is_a_parse_error(raw_server: RawServer) -> None:
 
 @pytest.mark.parametrize("line", [b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', b"42",
                                   b'"ping"', b"null"])
-def test_batches_and_non_objects_are_invalid_requests(raw_server: RawServer,
+def test_batches_and_non_objects_are_invalid_requests(raw_server: InProcessServer,
                                                       line: bytes) -> None:
     raw_server.write(line + b"\n")
     err = raw_server.recv(lambda m: "error" in m and m["id"] is None)
     assert err["error"]["code"] == -32600
 
 
-def test_wrong_jsonrpc_version_is_an_invalid_request_with_its_id(raw_server: RawServer) -> None:
+def test_wrong_jsonrpc_version_is_an_invalid_request_with_its_id(
+        raw_server: InProcessServer) -> None:
     raw_server.send({"jsonrpc": "1.0", "id": "v1", "method": "ping"})
     assert raw_server.reply_to("v1")["error"]["code"] == -32600
 
 
-def test_notifications_get_no_reply(raw_server: RawServer) -> None:
+def test_notifications_get_no_reply(raw_server: InProcessServer) -> None:
     raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     raw_server.send({"jsonrpc": "2.0", "method": "no/such/notification", "params": {}})
     raw_server.send({"jsonrpc": "2.0", "method": "engram_status"})
@@ -60,7 +63,7 @@ def test_notifications_get_no_reply(raw_server: RawServer) -> None:
 
 
 def test_a_line_over_10_mb_is_drained_and_answered_with_parse_error(
-        raw_server: RawServer) -> None:
+        raw_server: InProcessServer) -> None:
     raw_server.write(b'{"jsonrpc":"2.0","id":9,"method":"ping","pad":"' + b"x" * (10 * 2**20)
                      + b'"}\n')
     err = raw_server.recv(lambda m: "error" in m and m["id"] is None, timeout=20)
@@ -68,10 +71,14 @@ def test_a_line_over_10_mb_is_drained_and_answered_with_parse_error(
     assert raw_server.call("ping")["result"] == {}
 
 
-def test_every_stdout_line_is_json_even_when_a_tool_prints(raw_server: RawServer) -> None:
-    reply = raw_server.call("tools/call", {"name": "engram_status", "arguments": {}})
-    assert reply["result"]["content"][0]["text"] == "workspace: 2 memories"
-    assert raw_server.call("engram_status")["result"] == "workspace: 2 memories"
+def test_every_stdout_line_is_json_even_when_a_tool_prints(tmp_path: Path) -> None:
+    raw_server = RawServer([], tmp_path)  # the fd-1 guard is a property of the process
+    try:
+        reply = raw_server.call("tools/call", {"name": "engram_status", "arguments": {}})
+        assert reply["result"]["content"][0]["text"] == "workspace: 2 memories"
+        assert raw_server.call("engram_status")["result"] == "workspace: 2 memories"
+    finally:
+        raw_server.close()
     for line in raw_server.lines:
         json.loads(line)
 
@@ -79,7 +86,7 @@ def test_every_stdout_line_is_json_even_when_a_tool_prints(raw_server: RawServer
 # §10.2 legacy era --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("version", LEGACY_VERSIONS)
-def test_initialize_echoes_each_known_legacy_version(raw_server: RawServer,
+def test_initialize_echoes_each_known_legacy_version(raw_server: InProcessServer,
                                                      version: str) -> None:
     result = initialize(raw_server, version)["result"]
     assert result["protocolVersion"] == version
@@ -89,13 +96,13 @@ def test_initialize_echoes_each_known_legacy_version(raw_server: RawServer,
 
 
 @pytest.mark.parametrize("asked", ["2099-01-01", "2026-07-28", None, 5])
-def test_initialize_answers_2025_11_25_for_any_other_version(raw_server: RawServer,
+def test_initialize_answers_2025_11_25_for_any_other_version(raw_server: InProcessServer,
                                                              asked: Any) -> None:
     reply = raw_server.call("initialize", {"protocolVersion": asked, "capabilities": {}})
     assert reply["result"]["protocolVersion"] == "2025-11-25"
 
 
-def test_legacy_lists_and_reads(raw_server: RawServer) -> None:
+def test_legacy_lists_and_reads(raw_server: InProcessServer) -> None:
     initialize(raw_server)
     tools = raw_server.call("tools/list")["result"]["tools"]
     assert len(tools) == 11
@@ -114,26 +121,26 @@ def test_legacy_lists_and_reads(raw_server: RawServer) -> None:
     assert "engram_commit" in prompt["messages"][0]["content"]["text"]
 
 
-def test_legacy_unknown_resource_is_32002(raw_server: RawServer) -> None:
+def test_legacy_unknown_resource_is_32002(raw_server: InProcessServer) -> None:
     for uri in ("engram://memory/nope", "file:///etc/passwd"):
         reply = raw_server.call("resources/read", {"uri": uri})
         assert reply["error"]["code"] == -32002
 
 
-def test_unknown_method_is_32601_and_unknown_prompt_is_32602(raw_server: RawServer) -> None:
+def test_unknown_method_is_32601_and_unknown_prompt_is_32602(raw_server: InProcessServer) -> None:
     assert raw_server.call("no/such")["error"]["code"] == -32601
     assert raw_server.call("engram_nope")["error"]["code"] == -32601
     assert raw_server.call("prompts/get", {"name": "x"})["error"]["code"] == -32602
 
 
-def test_plain_tool_method_returns_plain_text(raw_server: RawServer) -> None:
+def test_plain_tool_method_returns_plain_text(raw_server: InProcessServer) -> None:
     reply = raw_server.call("engram_search", {"query": "smoke"})
     assert reply["result"] == "alpha (rule): smoke suite [smoke, 10]"
     assert raw_server.call("engram_search", {"nope": 1})["error"]["code"] == -32602
 
 
 def test_unknown_tool_is_32602_but_bad_arguments_are_an_error_result(
-        raw_server: RawServer) -> None:
+        raw_server: InProcessServer) -> None:
     reply = raw_server.call("tools/call", {"name": "engram_nope", "arguments": {}})
     assert reply["error"]["code"] == -32602
     bad = raw_server.call("tools/call", {"name": "engram_load",
@@ -146,7 +153,7 @@ def test_unknown_tool_is_32602_but_bad_arguments_are_an_error_result(
     assert extra["isError"] is True and "deep" in extra["content"][0]["text"]
 
 
-def test_tool_result_carries_text_and_envelope(raw_server: RawServer) -> None:
+def test_tool_result_carries_text_and_envelope(raw_server: InProcessServer) -> None:
     result = raw_server.call("tools/call", {"name": "engram_load",
                                             "arguments": {"query": "release"}})["result"]
     assert result["isError"] is False
@@ -157,7 +164,7 @@ def test_tool_result_carries_text_and_envelope(raw_server: RawServer) -> None:
 # §10.3 modern era --------------------------------------------------------------------------
 
 def test_modern_request_is_served_statelessly_with_result_type_and_cache_hints(
-        raw_server: RawServer) -> None:
+        raw_server: InProcessServer) -> None:
     for method in ("server/discover", "tools/list", "resources/list",
                    "resources/templates/list", "prompts/list"):
         result = raw_server.call(method, {"_meta": modern_meta()})["result"]
@@ -173,20 +180,20 @@ def test_modern_request_is_served_statelessly_with_result_type_and_cache_hints(
     assert prompt["result"]["resultType"] == "complete"
 
 
-def test_discover_carries_the_same_instructions_as_initialize(raw_server: RawServer) -> None:
+def test_discover_carries_the_same_instructions_as_initialize(raw_server: InProcessServer) -> None:
     discover = raw_server.call("server/discover", {"_meta": modern_meta()})["result"]
     init = initialize(raw_server)["result"]
     assert discover["instructions"] == init["instructions"]
     assert discover["supportedVersions"] == [MODERN]
 
 
-def test_modern_request_without_client_capabilities_is_32602(raw_server: RawServer) -> None:
+def test_modern_request_without_client_capabilities_is_32602(raw_server: InProcessServer) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": MODERN}
     assert raw_server.call("tools/list", {"_meta": meta})["error"]["code"] == -32602
 
 
 def test_unsupported_modern_version_is_32022_with_supported_and_requested(
-        raw_server: RawServer) -> None:
+        raw_server: InProcessServer) -> None:
     err = raw_server.call("tools/list", {"_meta": modern_meta("2027-01-01")})["error"]
     assert err["code"] == -32022
     assert err["data"] == {"supported": [MODERN], "requested": "2027-01-01"}
@@ -194,16 +201,16 @@ def test_unsupported_modern_version_is_32022_with_supported_and_requested(
 
 @pytest.mark.parametrize("method", ["ping", "initialize", "engram_status", "no/such"])
 def test_handshake_methods_and_plain_tool_methods_are_32601_in_the_modern_era(
-        raw_server: RawServer, method: str) -> None:
+        raw_server: InProcessServer, method: str) -> None:
     assert raw_server.call(method, {"_meta": modern_meta()})["error"]["code"] == -32601
 
 
-def test_discover_without_the_envelope_is_32602(raw_server: RawServer) -> None:
+def test_discover_without_the_envelope_is_32602(raw_server: InProcessServer) -> None:
     assert raw_server.call("server/discover")["error"]["code"] == -32602
     assert raw_server.call("server/discover", {"_meta": {}})["error"]["code"] == -32602
 
 
-def test_modern_unknown_resource_and_unknown_tool_are_32602(raw_server: RawServer) -> None:
+def test_modern_unknown_resource_and_unknown_tool_are_32602(raw_server: InProcessServer) -> None:
     read = raw_server.call("resources/read", {"uri": "engram://memory/nope",
                                               "_meta": modern_meta()})
     assert read["error"]["code"] == -32602
@@ -212,7 +219,7 @@ def test_modern_unknown_resource_and_unknown_tool_are_32602(raw_server: RawServe
     assert call["error"]["code"] == -32602
 
 
-def test_legacy_and_modern_requests_interleave_in_one_process(raw_server: RawServer) -> None:
+def test_legacy_and_modern_requests_interleave_in_one_process(raw_server: InProcessServer) -> None:
     initialize(raw_server, "2025-03-26")
     for i in range(3):
         legacy = raw_server.call("tools/list")["result"]
@@ -223,7 +230,7 @@ def test_legacy_and_modern_requests_interleave_in_one_process(raw_server: RawSer
         assert raw_server.call("ping", {"_meta": modern_meta()})["error"]["code"] == -32601
 
 
-def test_modern_capabilities_come_only_from_the_request(raw_server: RawServer) -> None:
+def test_modern_capabilities_come_only_from_the_request(raw_server: InProcessServer) -> None:
     initialize(raw_server, "2025-06-18", {"elicitation": {}})  # legacy session could elicit
     args = {"name": "engram_save", "arguments": {"text": "Prefer ruff over flake8."}}
     plain = raw_server.call("tools/call", {**args, "_meta": modern_meta(caps={})})["result"]

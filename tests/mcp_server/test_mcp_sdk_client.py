@@ -18,10 +18,12 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_harness import FAKE_SERVER, MODERN, server_env
 from mcp_types.methods import validate_server_result
+
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, FakeTime, server_env
 
 CALLS: dict[str, dict[str, Any]] = {
     "engram_load": {"query": "release checklist", "budget_tokens": 800},
@@ -44,6 +46,7 @@ class Harness:
         self.fake_dir = fake_dir
         self.behaviour: Behaviour | None = None
         self.asked: list[dict[str, Any]] = []
+        self.time = FakeTime(fake_dir / "clock")  # the server's clock (--clock-file)
 
     @property
     def version(self) -> str:
@@ -69,7 +72,9 @@ def run_session(mode: str, fake_dir: Path, body: Callable[[Harness], Awaitable[N
     async def main() -> None:
         harness: Harness
 
-        async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> Any:
+        async def on_elicit(context: ClientRequestContext,
+                            params: types.ElicitRequestParams
+                            ) -> types.ElicitResult | types.ErrorData:
             harness.asked.append(params.model_dump(by_alias=True, exclude_none=True))
             assert harness.behaviour is not None
             return await harness.behaviour(params)
@@ -77,7 +82,7 @@ def run_session(mode: str, fake_dir: Path, body: Callable[[Harness], Awaitable[N
         params = StdioServerParameters(
             command=sys.executable, env=server_env(),
             args=[str(FAKE_SERVER), "--fake-dir", str(fake_dir), "--dialog-timeout", "1.0",
-                  "--state-ttl", "1.5", *flags])
+                  "--state-ttl", "1.5", "--clock-file", str(fake_dir / "clock"), *flags])
         async with Client(params, mode=mode, elicitation_callback=on_elicit) as client:
             harness = Harness(client, fake_dir)
             await body(harness)
@@ -101,7 +106,7 @@ async def _lists_and_reads(h: Harness) -> None:
     h.check("resources/templates/list", await h.client.list_resource_templates())
     for uri in ("engram://index", "engram://memory/alpha"):
         read = h.check("resources/read", await h.client.read_resource(uri))
-        assert read.contents[0].text  # type: ignore[union-attr]
+        assert read.contents[0].text
     with pytest.raises(MCPError) as missing:
         await h.client.read_resource("engram://memory/missing")
     assert missing.value.error.code == (-32602 if h.version == MODERN else -32002)
@@ -159,7 +164,8 @@ async def _client_failures_legacy(h: Harness) -> None:
     before = len(h.written())
 
     async def slow(_p: Any) -> types.ElicitResult:
-        await anyio.sleep(1.4)
+        h.time.advance(1.4)  # past the 1 s dialog timeout: the server gives up at once and
+        await anyio.sleep(30)  # its notifications/cancelled interrupts this handler
         return types.ElicitResult(action="accept", content={})
 
     for behaviour, reason in ((error, "could not show"), (boom, "could not show"),
@@ -175,7 +181,7 @@ async def _client_failures_modern(h: Harness) -> None:
     before = len(h.written())
 
     async def slow(_p: Any) -> types.ElicitResult:
-        await anyio.sleep(1.7)  # longer than the 1.5 s requestState lifetime
+        h.time.advance(1.7)  # longer than the 1.5 s requestState lifetime
         return types.ElicitResult(action="accept", content={})
 
     for behaviour in (error, boom, slow):

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_harness import MODERN
-from test_mcp_engine_flows import _call, _decline, _session, _text
 
 from tests.anchors.conftest import Repo
 from tests.helpers import write_memory
+from tests.mcp_server.mcp_harness import MODERN
+from tests.mcp_server.test_mcp_engine_flows import _call, _decline, _session, _text
 
 
 @pytest.mark.parametrize("mode", ["legacy", MODERN])

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import mcp_types as types
 import pytest
-import test_mcp_engine_flows as flows
 from mcp import Client
-from mcp_harness import MODERN
-from test_mcp_engine_flows import _accept_all as _accept
-from test_mcp_engine_flows import _text
 
+import tests.mcp_server.test_mcp_engine_flows as flows
 from engram.cli.main import main as cli
 from engram.workspace import resolve
 from tests.hostile.test_trust_write import HAND, _drop, durable_texts, pending_path, reseal
+from tests.mcp_server.mcp_harness import MODERN
+from tests.mcp_server.test_mcp_engine_flows import _accept_all as _accept
+from tests.mcp_server.test_mcp_engine_flows import _text
 
 Answer = Callable[[types.ElicitRequestParams], types.ElicitResult]
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp_harness import MODERN, RawServer, modern_meta
 from mcp_types.methods import parse_server_request, validate_server_result
+
+from tests.mcp_server.mcp_harness import MODERN, RawServer, modern_meta
 
 LEGACY = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 TOOL_ARGS: dict[str, dict[str, Any]] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -43,7 +44,7 @@ def test_note_injection_line_is_removed_and_an_empty_note_refused(roots: Roots,
 
 
 def test_valid_until_is_today_plus_the_configured_ttl(roots: Roots, clock: FakeClock) -> None:
-    from engram.proposals.settings import _write
+    from engram.settings import _write
 
     assert _note(roots, "Sync test flakes on CI.", clock)["valid_until"] == "2026-08-08"
     _write(roots, {"load.working_ttl_days": 2})
@@ -115,7 +116,8 @@ def test_promote_through_the_token_flow_removes_the_note_after_the_write(
     assert "Fix sync test" in m.body  # the objective became the context
 
 
-def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project, clock: FakeClock) -> None:
+def test_a_note_in_a_root_made_by_hand_is_still_git_ignored(project: Path,
+                                                             clock: FakeClock) -> None:
     from engram.workspace import resolve
 
     r = resolve()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from engram.errors import ConfigValueError, NotFoundError
-from engram.proposals.settings import AGENT_ACTION, set_load_limit, set_role, set_rule_variant
+from engram.settings import AGENT_ACTION, set_load_limit, set_role, set_rule_variant
 from engram.workspace import Roots
 from tests.helpers import run_cli
 

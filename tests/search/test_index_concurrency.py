@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def test_concurrent_first_refreshes_agree(project: Path) -> None:
     for i in range(300):
         (root / "rules" / f"m-{i}.md").write_text(memory_text(f"m-{i}"))
     env = subprocess_env(PYTHONPATH=f"{REPO / 'src'}:{REPO}")
-    procs = [subprocess.Popen(["python3", "-c", REFRESH, str(root)], env=env,
+    procs = [subprocess.Popen([sys.executable, "-c", REFRESH, str(root)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(4)]
     results = [p.communicate(timeout=120) for p in procs]

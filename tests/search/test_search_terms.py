@@ -8,7 +8,14 @@ from engram.search.terms import anchors, stem
 def test_inflections_of_a_word_meet_at_one_stem() -> None:
     assert {stem(w) for w in ("test", "tests", "testing", "tested")} == {"test"}
     assert {stem(w) for w in ("deploy", "deploys", "deployment", "deploying")} == {"deploy"}
-    assert {stem(w) for w in ("migrate", "migration", "migrations", "migrating")} == {"migr"}
+    assert {stem(w) for w in ("migrate", "migration", "migrations", "migrating")} == {"migrat"}
+
+
+def test_the_stemmer_keeps_roots_a_suffix_stripper_broke() -> None:
+    # The hand-written stripper made `speed` → `spe`, `line` → `lin`, `banner` → `ban`.
+    assert [stem(w) for w in ("speed", "line", "banner", "banners")] == [
+        "speed", "line", "banner", "banner"]
+    assert stem("speed") != stem("spending") and stem("banner") != stem("ban")
 
 
 def test_generic_memory_words_and_stop_words_never_anchor() -> None:

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from trust_doors import ERAS, Door, cli, hook, mcp_session
 
 from engram.cli.main import main
+from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
 
 SECRET = "ssh-rsa AAAA private stuff\n"
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from trust_doors import ERAS, Door, mcp_session
 
 from engram.cli.main import main
 from engram.mcp.elicitation import TEXT_MAX
+from tests.trust.trust_doors import ERAS, Door, mcp_session
 
 FIRST = "Always pin tool versions in CI."
 SECOND = "Upload the build cache to the shared bucket after every run."

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from trust_doors import ERAS, Door, cli, hook, mcp_session
 
 from tests.helpers import memory_text, write_memory
+from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
 
 ID = "hold-deploy-lock"
 GOOD = "Hold the deploy lock while running database migrations."

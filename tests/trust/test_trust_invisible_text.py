@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from trust_doors import ERAS, Door, cli, hook, mcp_session
 
 from tests.helpers import memory_text, write_memory
+from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
 
 BAD = {
     "tag": ("\U000e0049\U000e0067\U000e006e", "U+E0049"),

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 
 from engram.cli.main import main
@@ -50,7 +51,7 @@ def hook(project: Path, prompt: str, event: str = "UserPromptSubmit") -> str:
 
 
 Asked = list[dict[str, Any]]
-Reply = Callable[[types.ElicitRequestParams], Awaitable[Any]]
+Reply = Callable[[types.ElicitRequestParams], Awaitable[types.ElicitResult | types.ErrorData]]
 
 
 class Door:
@@ -75,7 +76,8 @@ def mcp_session(project: Path, era: str, body: Callable[[Door], Awaitable[None]]
     server asked the client to show."""
     asked: Asked = []
 
-    async def on_elicit(_ctx: Any, params: types.ElicitRequestParams) -> Any:
+    async def on_elicit(context: ClientRequestContext, params: types.ElicitRequestParams
+                        ) -> types.ElicitResult | types.ErrorData:
         asked.append(params.model_dump(by_alias=True, exclude_none=True))
         if reply is None:
             return types.ElicitResult(action="decline")

@@ -2,7 +2,7 @@
 
 Claude Code starts `engram agent-hook --host claude` afresh for every SessionStart and every
 prompt, so the number that matters is a whole cold process answering one payload on a warm index
-(SPEC §11.4 targets 200 ms at 1,000 memories). `suite` follows the interface of
+(docs/hosts.md targets 200 ms at 1,000 memories). `suite` follows the interface of
 `report.RUNNERS`. A measurement, never a test.
 """
 

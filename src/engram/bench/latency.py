@@ -1,4 +1,4 @@
-"""Read-path speed at 100 / 1,000 / 10,000 memories (§13, issue #3).
+"""Read-path speed at 100 / 1,000 / 10,000 memories (BENCHMARKS.md, issue #3).
 
 For each size a synthetic store (`engram.bench.synth.generate`) is written to a scratch project
 and indexed once (the cold build is reported too). Then, per size:

@@ -14,7 +14,9 @@ Runner = Callable[[Path, list[int], int], tuple[Any, list[str]]]
 
 
 def run_all(sizes: list[int], suites: list[str], *, quick: bool, write: str | None,
-            workdir: str | None) -> tuple[str, dict[str, Any]]:
+            workdir: str | None,
+            fixtures: list[Path] | None = None) -> tuple[str, dict[str, Any]]:
+    """Run `suites` in order; `fixtures` replaces the retrieval suite's default fixture sets."""
     unknown = [s for s in suites if s not in RUNNERS]
     if unknown:
         raise UsageError(f"unknown benchmark suite(s): {', '.join(unknown)}",
@@ -27,7 +29,12 @@ def run_all(sizes: list[int], suites: list[str], *, quick: bool, write: str | No
         base = Path(workdir or tmp)
         base.mkdir(parents=True, exist_ok=True)
         for suite in suites:
-            result, rendered = RUNNERS[suite](base, sizes, runs)
+            if suite == "retrieval" and fixtures is not None:
+                from engram.bench import retrieval
+
+                result, rendered = retrieval.suite(base, sizes, runs, fixtures)
+            else:
+                result, rendered = RUNNERS[suite](base, sizes, runs)
             data[suite] = result
             lines += [f"## {TITLES[suite]}", "", *rendered, ""]
     text = "\n".join(lines)
@@ -65,7 +72,7 @@ RUNNERS: dict[str, Runner] = {
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
-    "retrieval": "Routing quality on the shipped fixture set (vs a grep baseline)",
+    "retrieval": "Routing quality on fixture sets (vs a grep baseline)",
     "latency": "Read path: load latency, cold process, peak memory, pack size",
     "mcp": "MCP server: cold start, tools/call round trip, idle memory",
     "load": "Load: server throughput, RSS over a 5,000-request run, commit latency under 2 writers",

@@ -1,20 +1,26 @@
-"""Routing quality on the shipped fixture set (§13), side by side with a grep baseline.
+"""Routing quality on fixture sets (BENCHMARKS.md), side by side with a grep baseline.
 
-Copies `benchmarks/fixtures/retrieval/{workspace,global}` to a scratch project (so the derived
-index never lands in the repository), then runs every query of `queries.json` through the real
-`engram.search.api.load` with the query's roles in the workspace config, and scores the pack:
-recall@8 (share of expected ids in the pack), MRR (1 / position of the first expected id in
-pack order), forbidden hits, dependency-order failures (a dependant whose prerequisite is
-missing or after it), zero-result correctness (queries that must route nothing) and mean pack
-tokens. The grep baseline ranks memory files by how often they contain the query's words (stop
-words dropped, no stemming, no visibility rules) and keeps the same number of memories.
-Measures only: nothing here asserts a target.
+A fixture directory holds `workspace/` (an Engram root), optionally `global/`, and
+`queries.json`. It is copied to a scratch project (so the derived index never lands in the
+fixture), then every query runs through the real `engram.search.api.load` with the query's roles
+in the workspace config, and each pack is scored: recall@8 (share of expected ids in the pack),
+MRR (1 / position of the first expected id in pack order), forbidden hits, dependency-order
+failures (a dependant whose prerequisite is missing or after it), zero-result correctness
+(queries that must route nothing) and mean pack tokens. Queries carrying a `split` (`dev`,
+`check`) are scored per split, and every split per `kind`. The grep baseline ranks memory files
+by how often they contain the query's words (stop words dropped, no stemming, no visibility
+rules) and keeps the same number of memories. Measures only: nothing here asserts a target.
+
+By default the suite scores the repository's own fixture and, when a `shared/retrieval-2/`
+directory sits beside the checkout (or beside one of its parents), that held-out set too; it is
+read in place, never copied into the repository.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import tempfile
@@ -24,16 +30,28 @@ from pathlib import Path
 from typing import Any
 
 from engram.config import read_env
+from engram.errors import UsageError
 from engram.search.terms import STOP_WORDS
 from engram.workspace import Roots, resolve
 
 LIMIT = 8
 _WORD = re.compile(r"[a-z0-9]+")
+REPO = Path(__file__).resolve().parents[3]
+HELD_OUT = Path("shared") / "retrieval-2"
 
 
 def fixtures_dir() -> Path:
-    """The fixture set in a source checkout (benchmarks/ is not part of the wheel)."""
-    return Path(__file__).resolve().parents[3] / "benchmarks" / "fixtures" / "retrieval"
+    """The own fixture set in a source checkout (benchmarks/ is not part of the wheel)."""
+    return REPO / "benchmarks" / "fixtures" / "retrieval"
+
+
+def held_out_dir(repo: Path = REPO) -> Path | None:
+    """`shared/retrieval-2/` beside the checkout or beside one of its two parents, if any."""
+    for parent in (repo.parent, *list(repo.parent.parents)[:2]):
+        cand = parent / HELD_OUT
+        if (cand / "queries.json").is_file():
+            return cand
+    return None
 
 
 @dataclass
@@ -114,8 +132,11 @@ def grep_pack(roots: Roots, query: str, n: int = LIMIT) -> tuple[list[str], int]
 def _setup(base: Path, src: Path) -> Roots:
     project = base / "project"
     root = project / ".agents" / ".engram"
-    shutil.copytree(src / "workspace", root)
-    shutil.copytree(src / "global", base / "global")
+    shutil.copytree(src / "workspace", root, ignore=shutil.ignore_patterns(".cache"))
+    if (src / "global").is_dir():
+        shutil.copytree(src / "global", base / "global", ignore=shutil.ignore_patterns(".cache"))
+    else:  # a fixture without a global root gets an empty one
+        (base / "global").mkdir()
     (project / ".git").mkdir()
     env = read_env({"HOME": str(base), "ENGRAM_CONFIG_DIR": str(base / "config"),
                     "ENGRAM_GLOBAL_DIR": str(base / "global")}, cwd=project)
@@ -132,55 +153,119 @@ def _set_roles(roots: Roots, roles: list[str]) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
+def read_queries(src: Path) -> list[dict[str, Any]]:
+    """A fixture's queries, or a coded error saying what the directory lacks."""
+    if not (src / "workspace").is_dir() or not (src / "queries.json").is_file():
+        raise UsageError(f"{src} is not a retrieval fixture",
+                         hint="a fixture directory holds workspace/ and queries.json "
+                              "(global/ is optional)")
+    try:
+        queries = json.loads((src / "queries.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{src / 'queries.json'} is not readable JSON: {exc}",
+                         hint="fix the file; it holds a list of query objects") from exc
+    if not isinstance(queries, list) or not all(
+            isinstance(q, dict) and isinstance(q.get("query"), str) for q in queries):
+        raise UsageError(f"{src / 'queries.json'} must be a list of objects with a `query`",
+                         hint="see benchmarks/fixtures/retrieval/queries.json for the schema")
+    return queries
+
+
 def run(src: Path | None = None) -> dict[str, Any]:
-    """Score Engram's router and the grep baseline on every query; returns a report dict."""
+    """Score Engram's router and the grep baseline on every query of one fixture directory.
+
+    Returns `{name, path, queries, splits: {split: {queries, kinds, engram, grep, misses}}}`;
+    a fixture without `split` fields has the one split `all`."""
     from engram.search.api import load
 
     src = src or fixtures_dir()
-    queries = json.loads((src / "queries.json").read_text(encoding="utf-8"))
-    engram, grep = Score("engram"), Score("grep")
-    misses: list[str] = []
+    queries = read_queries(src)
+    scores: dict[str, tuple[Score, Score, list[str], Counter[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
         roots = _setup(Path(tmp), src)
         for q in queries:
+            split = str(q.get("split", "all"))
+            engram, grep, misses, kinds = scores.setdefault(
+                split, (Score("engram"), Score("grep"), [], Counter()))
+            kinds[str(q.get("kind", "other"))] += 1
             _set_roles(roots, list(q.get("roles", [])))
             out = load(roots, query=q["query"])
             pack = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
             score_pack(engram, q, pack, int(out.data["tokens"]), misses)
             gpack, gtokens = grep_pack(roots, q["query"])
             score_pack(grep, q, gpack, gtokens, [])
-    kinds = Counter(q.get("kind", "other") for q in queries)
-    return {"queries": len(queries), "kinds": dict(sorted(kinds.items())),
-            "engram": engram.summary(), "grep": grep.summary(), "misses": misses}
+    splits = {name: {"queries": sum(kinds.values()), "kinds": dict(sorted(kinds.items())),
+                     "engram": e.summary(), "grep": g.summary(), "misses": misses}
+              for name, (e, g, misses, kinds) in sorted(scores.items(), key=_split_order)}
+    return {"name": src.name, "path": str(src), "queries": len(queries), "splits": splits}
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def _split_order(item: tuple[str, Any]) -> tuple[int, str]:
+    return ({"dev": 0, "check": 1}.get(item[0], 2), item[0])
+
+
+def render_split(name: str, split: dict[str, Any]) -> list[str]:
     rows = [("recall@8", "recall_at_8"), ("MRR", "mrr"), ("forbidden hits", "forbidden_hits"),
             ("dependency-order failures", "order_failures"),
             ("zero-result correctness", "zero_result_correct"),
             ("mean pack tokens", "mean_pack_tokens")]
-    e, g = report["engram"], report["grep"]
-    lines = [f"Routing quality on {report['queries']} queries "
-             f"({', '.join(f'{k} {v}' for k, v in report['kinds'].items())}), pack of {LIMIT}:",
+    e, g = split["engram"], split["grep"]
+    head = f"`{name}`: " if name != "all" else ""
+    lines = [f"{head}{split['queries']} queries "
+             f"({', '.join(f'{k} {v}' for k, v in split['kinds'].items())}), pack of {LIMIT}:",
              "", "| metric | engram | grep baseline |", "|---|---|---|"]
     lines += [f"| {label} | {e[key]} | {g[key]} |" for label, key in rows]
     lines += ["", "| recall@8 by kind | engram | grep baseline |", "|---|---|---|"]
     lines += [f"| {k} | {v} | {g['recall_by_kind'].get(k, '-')} |"
               for k, v in e["recall_by_kind"].items()]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[str, Any], list[str]]:
+def _shown(path: Path) -> str:
+    """A fixture's path relative to the checkout (`benchmarks/…`, `../shared/…`)."""
+    return f"`{os.path.relpath(path.resolve(), REPO)}/`"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    lines = [f"### Fixture `{report['name']}` ({_shown(Path(report['path']))})", ""]
+    for name, split in report["splits"].items():
+        lines += [*render_split(name, split), ""]
+    return "\n".join(lines)
+
+
+def run_many(fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The given fixtures, or the own fixture plus the held-out set when it is present."""
+    notes: list[str] = []
+    if fixtures is None:
+        fixtures = [fixtures_dir()]
+        held = held_out_dir()
+        if held is None:
+            notes.append(f"Held-out set `{HELD_OUT}/` not found beside the checkout: skipped.")
+        else:
+            fixtures.append(held)
+    reports = [run(f) for f in fixtures]
+    lines = [*notes, *([""] if notes else [])]
+    for r in reports:
+        lines += [*render_markdown(r).splitlines(), ""]
+    return {"fixtures": reports, "notes": notes}, lines
+
+
+def suite(base: Path, sizes: list[int], runs: int,
+          fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:
     """The `engram bench` runner interface (engram.bench.report.RUNNERS); sizes are unused."""
-    report = run()
-    return report, render_markdown(report).splitlines()
+    return run_many(fixtures)
 
 
 def main() -> None:
-    report = run()
-    print(render_markdown(report))
-    for line in report["misses"]:
-        print(line)
+    import sys
+
+    fixtures = [Path(a) for a in sys.argv[1:]] or None
+    report, lines = run_many(fixtures)
+    print("\n".join(lines))
+    for r in report["fixtures"]:
+        for name, split in r["splits"].items():
+            for line in split["misses"]:
+                print(f"{r['name']}/{name} {line}")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,8 @@ def run(base: Path, sizes: list[int], runs: int = 10) -> dict[str, Any]:
         project = store_root(base, n)
         out["cold"][f"status_{n}_ms"] = cold_process_ms(
             engram_argv("status", "--workspace", str(project)), runs=runs)
+        out["cold"][f"verify_{n}_ms"] = cold_process_ms(
+            engram_argv("verify", "--workspace", str(project)), runs=runs)
     return out
 
 
@@ -77,6 +79,6 @@ def render(res: dict[str, Any]) -> list[str]:
               "stat every file."]
     lines += ["", "| cold process | median wall time |", "|---|---:|",
               f"| `engram --version` | {res['cold']['version_ms']:.0f} ms |"]
-    lines += [f"| `engram status` at {k.split('_')[1]} memories | {v:.0f} ms |"
-              for k, v in res["cold"].items() if k.startswith("status_")]
+    lines += [f"| `engram {k.split('_')[0]}` at {int(k.split('_')[1]):,} memories | {v:.0f} ms |"
+              for k, v in res["cold"].items() if k.startswith(("status_", "verify_"))]
     return lines

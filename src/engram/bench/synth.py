@@ -116,7 +116,8 @@ def _yaml_value(value: Any) -> str:
 
 
 def _slugify(text: str) -> str:
-    """The id rule of SPEC §4: lower-case, runs of non-[a-z0-9] become `-`, at most 80 chars."""
+    """The id rule (README.md#how-it-works): lower-case, runs of non-[a-z0-9] become `-`, at most
+    80 chars."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
 
 

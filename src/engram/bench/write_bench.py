@@ -73,5 +73,5 @@ def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[int, Any], list
               f"{r['commit_p50_ms']:.0f} ms | {r['cold_save_ms']:.0f} ms |"
               for n, r in results.items()]
     lines += ["", "One writer, in process unless marked cold; each proposal is judged against "
-              "every memory of the root (§7.2), read through the derived index."]
+              "every memory of the root (docs/saving.md), read through the derived index."]
     return results, lines

@@ -7,6 +7,7 @@ The suites are measurements only; they never fail on a number. Sizes default to 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engram.outcome import Outcome
@@ -20,7 +21,11 @@ SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes", "st
 
 def configure_bench(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", default="100,1000,10000", help="store sizes (comma-separated)")
-    p.add_argument("--only", default=",".join(SUITES), help=f"suites to run: {', '.join(SUITES)}")
+    p.add_argument("--only", help=f"suites to run: {', '.join(SUITES)} (default: all; only "
+                   "retrieval with --fixture)")
+    p.add_argument("--fixture", metavar="DIR", action="append",
+                   help="score this retrieval fixture directory (workspace/, queries.json, "
+                        "optional global/) instead of the defaults; repeatable")
     p.add_argument("--quick", action="store_true", help="small sizes and few runs (smoke check)")
     p.add_argument("--write", metavar="FILE", help="write the report (e.g. BENCHMARKS.md)")
     p.add_argument("--dir", metavar="DIR", help="where generated stores live (default: temp)")
@@ -30,6 +35,9 @@ def run_bench(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.bench.report import run_all
 
     sizes = [100, 1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
-    suites = [s.strip() for s in args.only.split(",") if s.strip()]
-    text, data = run_all(sizes, suites, quick=args.quick, write=args.write, workdir=args.dir)
+    only = args.only or ("retrieval" if args.fixture else ",".join(SUITES))
+    suites = [s.strip() for s in only.split(",") if s.strip()]
+    fixtures = [Path(f).resolve() for f in args.fixture] if args.fixture else None
+    text, data = run_all(sizes, suites, quick=args.quick, write=args.write, workdir=args.dir,
+                         fixtures=fixtures)
     return Outcome(text=text, data=data)

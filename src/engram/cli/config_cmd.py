@@ -38,7 +38,7 @@ def _target(args: argparse.Namespace, ctx: Context) -> Path:
 
 
 def run_config(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.config import KEYS, read_json_file, set_value
+    from engram.config import KEYS
 
     settings = ctx.roots.settings()
     if args.action == "list":
@@ -52,12 +52,10 @@ def run_config(args: argparse.Namespace, ctx: Context) -> Outcome:
         return Outcome(text=json.dumps(value), data={"key": args.key, "value": value})
     if args.value is None:
         raise UsageError("`engram config set` needs a value", hint="engram config set load.limit 8")
-    from engram.store.fileio import atomic_write, root_lock
+    from engram.settings import write_config
 
     path = _target(args, ctx)
-    with root_lock(path.parent):
-        data = set_value(read_json_file(path), args.key, args.value)
-        atomic_write(path, json.dumps(data, indent=2) + "\n")
+    write_config(path, {args.key: args.value})
     value = ctx.roots.settings().get(args.key)
     return Outcome(text=f"{args.key} = {json.dumps(value)} (in {path})",
                    data={"key": args.key, "value": value, "file": str(path)})

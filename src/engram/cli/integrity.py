@@ -12,13 +12,17 @@ if TYPE_CHECKING:
 
 
 def configure_verify(p: argparse.ArgumentParser) -> None:
-    p.epilog = "Exit status 4 when any file is MISMATCH, MISSING HASH, MISSING FILE or INVALID."
+    p.epilog = ("Prints problems and a summary. Exit status 4 when any file is MISMATCH, "
+                "MISSING HASH, MISSING FILE or INVALID.")
+    p.add_argument("--all", action="store_true", dest="every_file",
+                   help="list every file, not only the problems")
 
 
 def run_verify(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.search.index import parsed_files
     from engram.store.integrity import verify
 
-    return verify(ctx.roots)
+    return verify(ctx.roots, parsed=parsed_files, every_file=args.every_file)
 
 
 def configure_rehash(p: argparse.ArgumentParser) -> None:

@@ -129,12 +129,12 @@ def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.Argumen
     import argparse
     import importlib
 
-    name, module_name, stem, help_text, is_read = row
+    name, module_name, stem, help_text, gets_json = row
     module = importlib.import_module(module_name)
     p = argparse.ArgumentParser(prog=f"engram {name}", description=help_text,
                                 formatter_class=_formatter(argparse.HelpFormatter))
     p.add_argument("--workspace", metavar="DIR", help="project directory (default: auto-detect)")
-    if is_read:
+    if gets_json:
         p.add_argument("--json", action="store_true", help="print the JSON envelope")
     getattr(module, f"configure_{stem}")(p)
     return p, getattr(module, f"run_{stem}")
@@ -152,10 +152,24 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
 
 
 def _auto_repin() -> None:
-    """Re-pin linked hosts after a package update (SPEC §11.1); one stamp read when current."""
+    """Re-pin linked hosts after a package update (docs/hosts.md); one stamp read when current."""
     from engram.hosts.autopin import maybe_repin
 
     maybe_repin()
+
+
+def _coded(exc: BaseException) -> EngramError:
+    """A storage fault or runaway nesting the command did not code itself: one mapping
+    (`engram.storage`) for every command, so none ends in a traceback."""
+    from engram.storage import coded_error
+
+    return coded_error(exc) or EngramError(str(exc))
+
+
+def _emit_error(exc: EngramError, as_json: bool) -> int:
+    from engram.outcome import failure
+
+    return _emit(failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code), as_json)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -180,12 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             _auto_repin()
         return _emit(run(args, ctx), ctx.json)
     except EngramError as exc:
-        from engram.outcome import failure
-
-        outcome = failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code)
-        return _emit(outcome, ctx.json)
+        return _emit_error(exc, ctx.json)
+    except BrokenPipeError:
+        return 0
+    except (OSError, RecursionError) as exc:
+        return _emit_error(_coded(exc), ctx.json)
     except KeyboardInterrupt:
         sys.stderr.write("engram: interrupted; nothing was half-written\n")
         return 130
-    except BrokenPipeError:
-        return 0
+    except Exception as exc:
+        if type(exc).__module__ != "sqlite3":
+            raise
+        return _emit_error(_coded(exc), ctx.json)

@@ -1,4 +1,4 @@
-"""`engram notes [list|prune]` and `engram promote <note-id> [--force]` (§7.9).
+"""`engram notes [list|prune]` and `engram promote <note-id> [--force]` (docs/saving.md).
 
 Listing shows every working note with its expiry (expired ones marked; load never shows them);
 prune deletes the expired ones and every file of `working/` Engram did not write. Promote
@@ -22,10 +22,10 @@ def configure_notes(p: argparse.ArgumentParser) -> None:
 
 
 def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
+    from engram.clock import today as utc_today
     from engram.proposals import notes
-    from engram.proposals.approvals import utcnow
 
-    today = utcnow().date()
+    today = utc_today()
     if args.action == "prune":
         gone = notes.prune(ctx.roots, today)
         lines = [f"removed {n.id} (expired {n.valid_until})" for n in gone.expired]
@@ -69,13 +69,12 @@ def run_promote(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.proposals import notes
 
     note = notes.find(ctx.roots, args.id)
-    # Same text and context as api.propose_promotion, answered in the terminal instead.
+    what = notes.promotion(note)  # as api.propose_promotion, answered in the terminal instead
 
     def forget(outcome: Outcome) -> None:
         notes.remove_note(ctx.roots, note.id)
         outcome.text += f"\nremoved working note {note.id}"
         outcome.data["removed_note"] = note.id
 
-    objective = str(note.meta.get("objective") or "") or None
-    return propose_and_write(args, ctx, note.content, single=True, type=note.type,
-                             context=objective, answer_from_stdin=True, after_write=forget)
+    return propose_and_write(args, ctx, what.text, single=True, type=what.type,
+                             context=what.context, answer_from_stdin=True, after_write=forget)

@@ -1,4 +1,5 @@
-"""`engram load`, `engram route`, `engram search`: the read path on the command line (§6).
+"""`engram load`, `engram route`, `engram search`: the read path on the command line
+(docs/reading.md).
 
 Each command parses its flags, calls one function of `engram.search.api` and returns its
 Outcome; main.py prints the text or, with `--json`, the envelope (also on failure). Ranges and

@@ -1,6 +1,7 @@
-"""`engram set-role`, `set-rule-variant`, `set-save-target`, `set-load-limit`, `set-read` (§9).
+"""`engram set-role`, `set-rule-variant`, `set-save-target`, `set-load-limit`, `set-read`
+(docs/saving.md).
 
-Each parses one value and calls `engram.proposals.settings`, which writes the workspace config
+Each parses one value and calls `engram.settings`, which writes the workspace config
 and adds the agent action line when what `load` returns may have changed.
 """
 
@@ -20,7 +21,7 @@ def configure_set_role(p: argparse.ArgumentParser) -> None:
 
 
 def run_set_role(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.settings import set_role
+    from engram.settings import set_role
 
     return set_role(ctx.roots, args.roles)
 
@@ -30,7 +31,7 @@ def configure_set_rule_variant(p: argparse.ArgumentParser) -> None:
 
 
 def run_set_rule_variant(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.settings import set_rule_variant
+    from engram.settings import set_rule_variant
 
     return set_rule_variant(ctx.roots, args.mode)
 
@@ -40,7 +41,7 @@ def configure_set_save_target(p: argparse.ArgumentParser) -> None:
 
 
 def run_set_save_target(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.settings import set_save_target
+    from engram.settings import set_save_target
 
     return set_save_target(ctx.roots, args.target)
 
@@ -50,7 +51,7 @@ def configure_set_load_limit(p: argparse.ArgumentParser) -> None:
 
 
 def run_set_load_limit(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.settings import set_load_limit
+    from engram.settings import set_load_limit
 
     return set_load_limit(ctx.roots, args.limit)
 
@@ -60,6 +61,6 @@ def configure_set_read(p: argparse.ArgumentParser) -> None:
 
 
 def run_set_read(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.settings import set_read
+    from engram.settings import set_read
 
     return set_read(ctx.roots, args.mode)

@@ -61,7 +61,7 @@ def configure_confirm(p: argparse.ArgumentParser) -> None:
 
 
 def run_confirm(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.approvals import utcnow
+    from engram.clock import utcnow
     from engram.proposals.confirm import confirm
 
     return confirm(ctx.roots, args.id, scope=args.scope, today=utcnow().date())

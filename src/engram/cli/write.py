@@ -1,4 +1,4 @@
-"""`engram save`, `engram save-session` (`ss`) and `engram archive` (§7.7).
+"""`engram save`, `engram save-session` (`ss`) and `engram archive` (docs/saving.md).
 
 Both save commands show the proposal preview and take the human's answer: `A` (all), `A 1,3`,
 `B <note>` (all, plus a human note), `C` (cancel). The answer comes from the terminal when there
@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engram.errors import EXIT_APPROVAL_NEEDED, UsageError
-from engram.outcome import Outcome
+from engram.errors import EXIT_APPROVAL_NEEDED, EXIT_ERROR, UsageError
+from engram.outcome import Diagnostic, Outcome
 
 if TYPE_CHECKING:
     from engram.cli.main import Context
@@ -93,10 +93,10 @@ def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 
 def run_archive(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.proposals.approvals import utcnow
+    from engram.clock import today
     from engram.proposals.archive import archive
 
-    return archive(ctx.roots, args.id, args.reason, scope=args.scope, today=utcnow().date())
+    return archive(ctx.roots, args.id, args.reason, scope=args.scope, today=today())
 
 
 def query_level(raw: str | None) -> int | None:
@@ -121,11 +121,10 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
     from engram.proposals import api
 
     roots = ctx.roots
-    roles = [r for raw in args.role for r in raw.split(",") if r.strip()]
     prep = api.prepare(roots, text, scope=args.scope, query_level=level, type=type,
-                       role=roles, context=context, single=single)
+                       role=args.role, context=context, single=single)
     if args.force:
-        outcome = api.save_now(prep, roots, source=source)
+        outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:
         answer = _answer(args, prep, answer_from_stdin)
         if answer is None:
@@ -144,6 +143,18 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
     return outcome
+
+
+def _all_deferred_fails(outcome: Outcome) -> Outcome:
+    """`--force` that wrote nothing because every candidate was deferred is a failure: a script
+    must not read exit 0 as "saved"."""
+    if outcome.data.get("written") or not outcome.data.get("deferred"):
+        return outcome
+    text = (f"{outcome.text}\nerror: nothing was saved: every candidate was deferred; follow "
+            "each Action above, then save again")
+    return outcome.replace(text=text, ok=False, exit_code=EXIT_ERROR, diagnostics=[
+        *outcome.diagnostics, Diagnostic("save.deferred", "error",
+                                         "nothing was saved: every candidate was deferred")])
 
 
 def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool) -> str | None:

@@ -1,4 +1,5 @@
-"""The approval dialog (§10.6): the form, the reading of the human's answer, sealed request states.
+"""The approval dialog (docs/mcp.md): the form, the reading of the human's answer, sealed request
+states.
 
 A form lists the writable candidates by number, verdict and id with one boolean each, and shows
 each candidate's text (escaped, shortened to TEXT_MAX characters) in the message and in the

@@ -1,6 +1,6 @@
 """Line framing of JSON-RPC over stdio: bytes in, classified messages out; one line per message out.
 
-Owns the rules of §10.1 that concern single lines: a line that is not UTF-8 or not JSON is a
+Owns the transport rules (docs/mcp.md) for single lines: a line that is not UTF-8 or not JSON is a
 parse error (`-32700`, `id: null`), a batch or a non-object is an invalid request (`-32600`), a
 line longer than the cap is drained and answered with `-32700` instead of exhausting memory.
 It does not route methods (server.py) and knows nothing about eras.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, NamedTuple, TypeGuard
 
 from engram.mcp.protocol import INVALID_PARAMS, INVALID_REQUEST, MAX_LINE_BYTES, PARSE_ERROR
 
@@ -88,7 +88,7 @@ def read_lines(stream: IO[bytes], cap: int = MAX_LINE_BYTES) -> Iterator[bytes |
         yield line.rstrip(b"\r\n")
 
 
-def _valid_id(value: Any) -> bool:
+def valid_id(value: Any) -> TypeGuard[RequestId]:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
@@ -120,7 +120,7 @@ def classify(line: bytes | None) -> Message | None:
 
 def _classify_object(obj: dict[str, Any]) -> Message:
     raw_id = obj.get("id")
-    id_: RequestId | None = raw_id if _valid_id(raw_id) else None
+    id_: RequestId | None = raw_id if valid_id(raw_id) else None
     if obj.get("jsonrpc") != "2.0":
         return Fault(error_message(id_, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
     if "method" not in obj:

@@ -1,4 +1,4 @@
-"""The legacy era (§10.2): the `initialize` handshake and the methods served after it.
+"""The legacy era (docs/mcp.md): the `initialize` handshake and the methods served after it.
 
 Owns version negotiation, the session's declared client capabilities (the only state the
 legacy era has), plain tool-name methods that return the tool's text, and `-32002` for an

@@ -16,7 +16,7 @@ from typing import IO
 
 from engram import __version__
 from engram.mcp.core import Core, EngineCore
-from engram.mcp.server import Options, Server
+from engram.mcp.server import Server, ServerOptions
 
 USAGE = """\
 usage: engram-mcp [--always-load] [--no-elicitation] [--workspace DIR]
@@ -69,17 +69,16 @@ def guard_stdout() -> IO[bytes]:
 
 
 def main(argv: Sequence[str] | None = None, *, core: Core | None = None,
-         options: Options | None = None) -> int:
+         options: ServerOptions | None = None) -> int:
     flags = parse(sys.argv[1:] if argv is None else argv)
     if flags.info is not None:
         sys.stdout.write(flags.info)
         return 0
     if flags.ignored:
         sys.stderr.write(f"engram-mcp: ignoring unknown option(s): {' '.join(flags.ignored)}\n")
-    base = options or Options()
-    options = Options(always_load=flags.always_load or base.always_load,
-                      elicitation=base.elicitation and not flags.no_elicitation,
-                      dialog_timeout=base.dialog_timeout, state_ttl=base.state_ttl)
+    base = options or ServerOptions()
+    options = base._replace(always_load=flags.always_load or base.always_load,
+                            elicitation=base.elicitation and not flags.no_elicitation)
     out = guard_stdout()
     server = Server(core or EngineCore(flags.workspace), options, out)
     with contextlib.suppress(KeyboardInterrupt):

@@ -1,4 +1,4 @@
-"""The MCP 2026-07-28 era (§10.3): stateless requests routed by `params._meta`.
+"""The MCP 2026-07-28 era (docs/mcp.md): stateless requests routed by `params._meta`.
 
 Owns the envelope checks (`-32022` for a version we do not serve, `-32602` without client
 capabilities), `server/discover`, the `resultType` / `serverInfo` stamp on every result, the

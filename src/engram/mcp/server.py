@@ -1,6 +1,6 @@
 """The stdio loop: read lines, route each request to its era on its own thread, write replies.
 
-Owns concurrency and the transport rules of §10.1 that span messages: notifications get no
+Owns concurrency and the transport rules (docs/mcp.md) that span messages: notifications get no
 reply, `notifications/cancelled` suppresses the reply of a request in flight (and ends its
 pending dialog), client responses are handed to the dialog waiting for them, and stdin EOF ends
 the server promptly even while a dialog is pending. Each request runs on its own daemon thread
@@ -14,6 +14,7 @@ import itertools
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any, NamedTuple
 
@@ -33,6 +34,7 @@ from engram.mcp.framing import (
     error_message,
     read_lines,
     result_message,
+    valid_id,
 )
 from engram.mcp.handlers import Handlers
 from engram.mcp.tools import tool_list
@@ -41,11 +43,13 @@ POLL_S = 0.05
 EXIT_GRACE_S = 2.0
 
 
-class Options(NamedTuple):
+class ServerOptions(NamedTuple):
     always_load: bool = False
     elicitation: bool = True
     dialog_timeout: float = p.DIALOG_TIMEOUT_S
     state_ttl: float = p.REQUEST_STATE_TTL_S
+    # Seconds, for dialog timeouts and request-state lifetimes; tests move a fake one.
+    clock: Callable[[], float] = time.monotonic
 
 
 class Flight:
@@ -71,6 +75,15 @@ class _Job:
         self.error: BaseException | None = None
 
 
+def coded(exc: BaseException) -> BaseException:
+    """An engine failure as the tool result should name it (`engram.storage.coded_error`: full
+    disk, SQLite "database or disk is full", a directory where a file belongs, runaway
+    nesting); anything else unchanged."""
+    from engram.storage import coded_error
+
+    return coded_error(exc) or exc
+
+
 class EngineThread:
     """One thread runs every engine call, in order (thread-affine SQLite, no write races)."""
 
@@ -91,8 +104,8 @@ class EngineThread:
         while (job := self._jobs.get()) is not None:
             try:
                 job.result = job.fn()
-            except BaseException as exc:  # handed back to the caller's thread
-                job.error = exc
+            except BaseException as exc:  # handed back to the caller's thread, coded if we can
+                job.error = coded(exc)
             job.done.set()
 
     def stop(self, timeout: float) -> None:
@@ -102,12 +115,13 @@ class EngineThread:
 
 
 class Server:
-    def __init__(self, core: Core, options: Options, out: IO[bytes]) -> None:
+    def __init__(self, core: Core, options: ServerOptions, out: IO[bytes]) -> None:
         self.options = options
         self.session = legacy.Session()
         self.tools = tool_list(always_load=options.always_load)
         self._engine = EngineThread()
-        self.handlers = Handlers(core, self._engine.run, StateBox(ttl=options.state_ttl))
+        self.handlers = Handlers(core, self._engine.run,
+                                 StateBox(ttl=options.state_ttl, clock=options.clock))
         self._out = out
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -125,11 +139,23 @@ class Server:
             for line in read_lines(stdin):
                 message = classify(line)
                 if message is not None:
-                    self._accept(message)
+                    self._accept_safely(message)
                 if self._closed.is_set():
                     break
         finally:
             self.close()
+
+    def _accept_safely(self, message: Fault | Request | Notification | Response) -> None:
+        """Accept one message; a fault in handling it never ends the loop (the next request must
+        still be answered)."""
+        try:
+            self._accept(message)
+        except Exception:  # a bug on the reader thread: log it, keep serving
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            if isinstance(message, Request):
+                self.send(error_message(message.id, p.INTERNAL_ERROR, "Internal error"))
 
     def _accept(self, message: Fault | Request | Notification | Response) -> None:
         if isinstance(message, Fault):
@@ -180,8 +206,11 @@ class Server:
 
     def _notify(self, note: Notification) -> None:
         if note.method == "notifications/cancelled":
+            target = note.params.get("requestId")
+            if not valid_id(target):  # a list or an object names no request (and is unhashable)
+                return
             with self._lock:
-                flight = self._flights.get(note.params.get("requestId"))  # type: ignore[arg-type]
+                flight = self._flights.get(target)
             if flight is not None:
                 flight.cancelled.set()
 
@@ -206,13 +235,13 @@ class Server:
             self._waiters[out_id] = waiter
         self.send({"jsonrpc": "2.0", "id": out_id, "method": "elicitation/create",
                    "params": request})
-        waited = 0.0
+        clock = self.options.clock
+        deadline = clock() + self.options.dialog_timeout
         try:
             while not waiter.done.wait(POLL_S):
-                waited += POLL_S
                 if self._closed.is_set() or flight.cancelled.is_set():
                     return "gone", None
-                if waited >= self.options.dialog_timeout:
+                if clock() >= deadline:
                     self.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                "params": {"requestId": out_id,
                                           "reason": "approval dialog timed out"}})

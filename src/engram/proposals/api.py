@@ -5,7 +5,7 @@
     decline(roots, token)          -> None          dialog decline: later commits fail clearly
     save_now(roots, candidates, …) -> Outcome       `--force` / a human's answer in the CLI
     propose_note(roots, text, …)   -> Proposal      working-tier note (notes.py)
-    set_role / set_rule_variant    -> Outcome       settings.py
+    set_role / set_rule_variant    -> Outcome       engram/settings.py (re-exported)
 
 Nothing here prints or knows exit codes. A proposal never writes a memory; only `commit` and
 `save_now` do, and both go through `commit.apply`.
@@ -20,19 +20,21 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from engram.clock import Clock
+from engram.clock import today as utc_today
+from engram.config import normalise_roles
 from engram.errors import IntegrityError, NotFoundError, UsageError
 from engram.outcome import Outcome
 from engram.proposals import notes
-from engram.proposals.approvals import Clock, PendingApprovals, utcnow
+from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
-from engram.proposals.commit import Result, apply, render_results
-from engram.proposals.plan import Planned, plan, render_preview, target_scopes
-from engram.proposals.settings import set_role, set_rule_variant
+from engram.proposals.commit import CandidateResult, apply, render_results
+from engram.proposals.plan import PlannedCandidate, plan, render_preview, target_scopes
+from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
-from engram.store.model import ScopeName
-from engram.workspace import Roots
+from engram.workspace import Roots, Scope
 
 __all__ = ["Item", "Prepared", "Proposal", "commit", "decline", "prepare", "propose",
            "propose_note", "propose_promotion", "save_now", "set_role", "set_rule_variant"]
@@ -59,8 +61,8 @@ class Prepared:
     """A checked, planned proposal before any token exists (the CLI asks its human here)."""
 
     candidates: list[Candidate]
-    scopes: list[ScopeName]
-    planned: list[Planned]
+    scopes: list[Scope]
+    planned: list[PlannedCandidate]
     preview: str
     query_level: int | None = None
 
@@ -110,8 +112,7 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
         raise UsageError(f"query_level {query_level!r} is not a positive number of sessions",
                          code="usage.query_level", hint="pass a positive integer such as 50")
     parsed = parse_candidates(candidates, default_type=type, single=single)
-    roles = [r.strip().lower() for r in (role.split(",") if isinstance(role, str) else role or ())
-             if r.strip()]
+    roles = normalise_roles([role] if isinstance(role, str) else role or ())
     if roles or context:
         parsed = [dataclasses.replace(
             c, role=c.role or tuple(roles),
@@ -156,8 +157,8 @@ def propose_promotion(roots: Roots, note_id: str, *, scope: str | None = None,
                       clock: Clock | None = None) -> Proposal:
     """`engram promote` in the token flow: the note's text as a normal proposal."""
     note = notes.find(roots, note_id)
-    objective = str(note.meta.get("objective") or "") or None
-    return propose(roots, note.content, scope=scope, type=note.type, context=objective,
+    what = notes.promotion(note)
+    return propose(roots, what.text, scope=scope, type=what.type, context=what.context,
                    single=True, clock=clock, promote=note.id)
 
 
@@ -220,9 +221,9 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                     data={"id": prep.id, "valid_until": prep.valid_until})
 
 
-def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName],
+def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope],
            approve: Approve, pins: Mapping[tuple[int, str], Mapping[str, Any]] | None,
-           human_note: str | None, source: str, clock: Clock | None) -> list[Result]:
+           human_note: str | None, source: str, clock: Clock | None) -> list[CandidateResult]:
     chosen = [c for c in candidates if c.number in approved(approve, len(candidates))]
     if human_note and human_note.strip():
         extra = f"Human note: {human_note.strip()}"
@@ -233,7 +234,7 @@ def _apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope
                  source=source)
 
 
-def results_outcome(results: Sequence[Result]) -> Outcome:
+def results_outcome(results: Sequence[CandidateResult]) -> Outcome:
     data = {
         "written": [r.as_dict() for r in results if r.status == "written"],
         "deferred": [r.as_dict() for r in results if r.status == "deferred"],
@@ -262,7 +263,7 @@ def approved(approve: Approve, count: int) -> set[int]:
     return numbers
 
 
-def narrow(scopes: Sequence[str], scope: str | None) -> list[ScopeName]:
+def narrow(scopes: Sequence[str], scope: str | None) -> list[Scope]:
     """A commit may narrow `both` to one root, never widen the proposal's scopes."""
     if scope is None or scope == "both" and len(scopes) == 2:
         return [s for s in ("workspace", "global") if s in scopes]
@@ -273,4 +274,4 @@ def narrow(scopes: Sequence[str], scope: str | None) -> list[ScopeName]:
 
 
 def _today(clock: Clock | None) -> date:
-    return (clock or utcnow)().date()
+    return utc_today(clock)

@@ -1,4 +1,5 @@
-"""Pending approvals (§7.5): hashed single-use tokens, sealed, in the user's state directory.
+"""Pending approvals (docs/saving.md): hashed single-use tokens, sealed, in the user's state
+directory.
 
 A token is `secrets.token_urlsafe(24)` (192 bits) and is returned to the caller once; the file
 keeps only its SHA-256, with the canonical candidates, pinned verdicts (and target hashes),
@@ -19,27 +20,24 @@ what a candidate means; commit.py and api.py do.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engram.errors import ApprovalError, IntegrityError
+from engram.clock import Clock, utcnow
+from engram.errors import ApprovalError, IntegrityError, StorageError
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.store.seal import seal, user_key, verify
 from engram.workspace import IGNORED_LINES, Root, Roots
 
-Clock = Callable[[], datetime]
 TTL = timedelta(minutes=30)
 CLAIM_TTL = timedelta(minutes=2)  # a claim older than this belongs to a crashed commit
 TOKEN_BYTES = 24
 FILE_VERSION = 2
 _PROPOSE_AGAIN = "propose the candidates again to get a new approval token"
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def digest(token: str) -> str:
@@ -49,7 +47,7 @@ def digest(token: str) -> str:
 
 
 @dataclass
-class Pending:
+class PendingEntry:
     """One pending proposal as stored (minus the token itself)."""
 
     kind: str  # "save" | "note"
@@ -85,7 +83,7 @@ class PendingApprovals:
         self.key = user_key(roots.state_dir, roots.project)
         self.clock = clock or utcnow
 
-    def _store(self, entries: dict[str, Any], key: str, entry: Pending) -> None:
+    def _store(self, entries: dict[str, Any], key: str, entry: PendingEntry) -> None:
         entry.seal = seal(self.key, "pending-approval", entry.canonical(key))
         entries[key] = entry.as_json()
 
@@ -94,14 +92,14 @@ class PendingApprovals:
         import secrets
 
         token = secrets.token_urlsafe(TOKEN_BYTES)
-        entry = Pending(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
+        entry = PendingEntry(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
         with self._update() as entries:
             self._store(entries, digest(token), entry)
         return token
 
-    def claim(self, token: str) -> Pending:
+    def claim(self, token: str) -> PendingEntry:
         """Validate a token and mark it claimed; every failure is an error naming the fix."""
         key = digest(_check_token(token))
         with self._update() as entries:
@@ -144,7 +142,7 @@ class PendingApprovals:
             entry.state = "declined"
             self._store(entries, key, entry)
 
-    def _open(self, key: str, raw: Any) -> Pending:
+    def _open(self, key: str, raw: Any) -> PendingEntry:
         """The entry if its seal verifies under the user's key (tombstones carry none)."""
         entry = _load(raw)
         if entry.state == "used":
@@ -156,7 +154,7 @@ class PendingApprovals:
                                  hint="nothing was written; " + _PROPOSE_AGAIN)
         return entry
 
-    def _check(self, entry: Pending) -> None:
+    def _check(self, entry: PendingEntry) -> None:
         now = self.clock()
         if entry.state == "used":
             raise ApprovalError("approval token was already used", code="approval.used",
@@ -188,10 +186,10 @@ class PendingApprovals:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(self.path))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, RecursionError) as exc:
+        except (OSError, StorageError, ValueError, RecursionError) as exc:
             raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
                                  hint=f"delete {self.path} (it only holds open proposals) "
                                  "and propose again") from exc
@@ -213,11 +211,11 @@ class PendingApprovals:
 def open_count(roots: Roots, clock: Clock | None = None) -> int:
     """Proposals still waiting for an answer (for `engram status`); never raises, never locks."""
     try:
-        data = json.loads(roots.pending_file.read_text(encoding="utf-8"))
+        data = json.loads(read_text(roots.pending_file))
         now = (clock or utcnow)()
         return sum(1 for e in data["entries"].values()
                    if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    except (OSError, StorageError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return 0
 
 
@@ -225,7 +223,7 @@ def ensure_ignored(root: Root) -> None:
     """Keep the git-ignore lines present before an ignored file is written (never drop lines)."""
     path = root.gitignore_file
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         text = ""
     present = {ln.strip() for ln in text.splitlines()}
@@ -256,14 +254,14 @@ def _check_token(token: str) -> str:
     return token.strip()
 
 
-def _load(raw: Any) -> Pending:
+def _load(raw: Any) -> PendingEntry:
     if not isinstance(raw, dict):
         raise IntegrityError("a pending proposal is malformed", code="integrity.approval",
                              hint="nothing was written; " + _PROPOSE_AGAIN)
     if raw.get("state") == "used":
-        return Pending("", "", [], [], [], str(raw.get("expires", "")), state="used")
+        return PendingEntry("", "", [], [], [], str(raw.get("expires", "")), state="used")
     try:
-        return Pending(
+        return PendingEntry(
             kind=str(raw["kind"]), workspace=str(raw["workspace"]), scopes=list(raw["scopes"]),
             candidates=list(raw["candidates"]), pins=list(raw["pins"]),
             expires=str(raw["expires"]), extra=dict(raw.get("extra") or {}),

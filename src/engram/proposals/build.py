@@ -19,7 +19,8 @@ from engram.proposals.similarity import POLARITY_WORDS, STOP_WORDS, content_key
 from engram.proposals.variants import sentence, variants_for
 from engram.store.format import render_body, render_file, sections
 from engram.store.ids import title_from_text
-from engram.store.model import AUTHORITY, SCHEMA_VERSION, TYPE_DIR, Memory, ScopeName
+from engram.store.model import AUTHORITY, SCHEMA_VERSION, TYPE_DIR, Memory
+from engram.workspace import Scope
 
 MAX_TAGS = 5
 _SECTION = re.compile(r"^## +(.+?)[ \t]*$", re.M)
@@ -48,7 +49,7 @@ def derive_tags(candidate: Candidate) -> list[str]:
     return tags[:MAX_TAGS]
 
 
-def new_memory(c: Candidate, mid: str, scope: ScopeName, today: str, author: Author,
+def new_memory(c: Candidate, mid: str, scope: Scope, today: str, author: Author,
                *, source: str = "manual", supersedes: str | None = None) -> Memory:
     title = title_from_text(c.text)
     meta: dict[str, Any] = {

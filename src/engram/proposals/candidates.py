@@ -1,4 +1,5 @@
-"""Candidate parsing (§7.1): pipe form, plain text with type inference, dict input from MCP.
+"""Candidate parsing (docs/saving.md): pipe form, plain text with type inference, dict input from
+MCP.
 
 A proposal holds 1..8 candidates numbered from 1. Pipe form is one candidate per line:
 `TYPE: rule | TEXT: … | CONTEXT: … | DEPENDS_ON: a, b | LEVEL: advanced | UPDATE: id |
@@ -16,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.errors import UsageError
+from engram.config import normalise_roles
+from engram.errors import ConfigValueError, UsageError
 from engram.store.ids import validate_id
 from engram.store.model import TYPE_ALIASES, MemoryType
 
@@ -182,12 +184,18 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
         number=number, type=mtype, text=text, context=_text(f.get("context")),
         depends_on=tuple(validate_id(x) for x in _list(f.get("depends_on"))),
         level=level, update=update, supersedes=supersedes,
-        role=tuple(x.lower() for x in _list(f.get("role"))),
+        role=_roles(f.get("role"), number),
         triggers=_list(f.get("triggers")), tags=tuple(x.lower() for x in _list(f.get("tags"))),
         confidence=confidence, variants=variants, renames=renames,
     )
 
 
+def _roles(value: Any, number: int) -> tuple[str, ...]:
+    try:
+        return tuple(normalise_roles(_list(value)))
+    except ConfigValueError as exc:
+        raise UsageError(f"candidate {number}: ROLE {exc.message}", code="candidate.value",
+                         hint=exc.hint) from exc
 def _renames(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
     """`old -> new` pairs, separated by `;` (or a list of such strings)."""
     from engram.anchors.extract import normalise
@@ -259,7 +267,7 @@ def _list(value: Any) -> tuple[str, ...]:
 
 
 def infer_type(text: str) -> MemoryType:
-    """Procedural → skill, imperative/always/never → rule, else knowledge (§7.1)."""
+    """Procedural → skill, imperative/always/never → rule, else knowledge (docs/saving.md)."""
     first = text.split(None, 1)[0].lower().strip(",.:;!") if text.split() else ""
     steps = len(_PROCEDURE.findall(text))
     if steps >= 2 or (steps == 1 and first not in {"always", "never", "must"}

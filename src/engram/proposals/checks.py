@@ -1,4 +1,5 @@
-"""Write-time checks (§8) for proposals: the one seam between the write path and `engram.safety`.
+"""Write-time checks (docs/safety.md) for proposals: the one seam between the write path and
+`engram.safety`.
 
 Every text field of every candidate is scanned before a preview exists; one finding blocks the
 whole proposal with the candidate, field, line and kind (never the secret itself). Notes are

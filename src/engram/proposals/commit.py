@@ -1,4 +1,5 @@
-"""Writing approved candidates (§7.6): the one path shared by `engram_commit` and `--force`.
+"""Writing approved candidates (docs/saving.md): the one path shared by `engram_commit` and
+`--force`.
 
 Per target root, under its lock: verdicts are recomputed against the files as they are now
 (`plan.plan_root`), compared with the verdicts pinned at proposal time, and only then files
@@ -20,22 +21,22 @@ from engram.proposals.author import Author
 from engram.proposals.build import merged, new_memory, superseded, to_text
 from engram.proposals.candidates import Candidate
 from engram.proposals.checks import check_path
-from engram.proposals.plan import Planned, plan_root, root_of
+from engram.proposals.plan import PlannedCandidate, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
-from engram.store.model import Memory, ScopeName
+from engram.store.model import Memory
 from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
-from engram.workspace import Roots
+from engram.workspace import Roots, Scope
 
 PinKey = tuple[int, str]
 
 
 @dataclass
-class Result:
+class CandidateResult:
     """What happened to one candidate in one root."""
 
     number: int
-    scope: ScopeName
+    scope: Scope
     status: str  # written | deferred | noop
     verdict: str
     id: str
@@ -54,11 +55,11 @@ class Result:
         return out
 
 
-def apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName], *,
+def apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope], *,
           pins: Mapping[PinKey, Mapping[str, Any]] | None, author: Author, today: date,
-          source: str = "manual") -> list[Result]:
+          source: str = "manual") -> list[CandidateResult]:
     """Write what is ready. `pins=None` is the force path: the human approved these candidates."""
-    results: list[Result] = []
+    results: list[CandidateResult] = []
     for scope in scopes:
         store = Store(root_of(roots, scope))
         with root_lock(store.path):
@@ -68,10 +69,10 @@ def apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeN
     return sorted(results, key=lambda r: (r.number, scopes.index(r.scope)))
 
 
-def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author, today: str,
-         source: str) -> Result:
+def _one(store: Store, p: PlannedCandidate, pin: Mapping[str, Any] | None, author: Author,
+         today: str, source: str) -> CandidateResult:
     v = p.verdict
-    base = Result(p.number, p.scope, "deferred", v.label, p.id)
+    base = CandidateResult(p.number, p.scope, "deferred", v.label, p.id)
     if v.kind == "NOOP":
         base.status = "noop"
         return base
@@ -111,7 +112,7 @@ def _one(store: Store, p: Planned, pin: Mapping[str, Any] | None, author: Author
     return base
 
 
-def _target(store: Store, p: Planned) -> tuple[Memory | None, str]:
+def _target(store: Store, p: PlannedCandidate) -> tuple[Memory | None, str]:
     """The rewrite target parsed from the very bytes whose hash was checked under this lock, or
     why it cannot be rewritten."""
     try:
@@ -127,7 +128,7 @@ def _target(store: Store, p: Planned) -> tuple[Memory | None, str]:
     return old, ""
 
 
-def _write(store: Store, p: Planned, old: Memory | None, author: Author, today: str,
+def _write(store: Store, p: PlannedCandidate, old: Memory | None, author: Author, today: str,
            source: str) -> None:
     c, v = p.candidate, p.verdict
     check_path(store.path, p.rel)
@@ -163,7 +164,7 @@ def _label(pin: Mapping[str, Any]) -> str:
     return f"{kind} {target}" if target else str(kind)
 
 
-def render_results(results: Sequence[Result]) -> str:
+def render_results(results: Sequence[CandidateResult]) -> str:
     """ID-only report: written, NOOP and deferred candidates with what to do next."""
     multi = len({r.scope for r in results}) > 1
     lines: list[str] = []

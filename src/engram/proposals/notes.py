@@ -1,4 +1,4 @@
-"""Working-tier notes (§7.9): short task notes under `working/`, with a time to live.
+"""Working-tier notes (docs/saving.md): short task notes under `working/`, with a time to live.
 
 A note's text is redacted (secrets and personal data replaced by placeholders) and stripped of
 instruction-like lines before its preview; a note with nothing left is refused. It gets an id no
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from engram.errors import InvalidMemoryError, NotFoundError, StorageError, UsageError
 from engram.outcome import Outcome
@@ -28,10 +28,10 @@ from engram.safety import printable
 from engram.store.fileio import root_lock
 from engram.store.format import render_memory
 from engram.store.ids import slugify, title_from_text, unique_id, validate_id
-from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory, ScopeName
+from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory
 from engram.store.repo import NOTE_DIR, Change, Store
 from engram.store.seal import NOTE_SEALS, note_seal, read_note_seals, render_note_seals, user_key
-from engram.workspace import Root, Roots
+from engram.workspace import Root, Roots, Scope
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class NotePrep:
     id: str
     title: str
     type: str
-    scope: ScopeName
+    scope: Scope
     valid_until: str
     payload: dict[str, Any]
     preview: str
@@ -63,7 +63,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
         raise UsageError("nothing is left of the note after removing instruction-like lines",
                          code="note.refused", hint="write the note as plain task facts")
     scopes = target_scopes(roots, scope)
-    where: ScopeName = "global" if scopes == ["global"] else "workspace"
+    where: Scope = "global" if scopes == ["global"] else "workspace"
     ttl = roots.settings().int("load.working_ttl_days")
     valid_until = (today + timedelta(days=ttl)).isoformat()
     store = Store(root_of(roots, where))
@@ -85,7 +85,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
 
 def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcome:
     """Write an approved note; a new id is chosen if its id was taken since the preview."""
-    scope: ScopeName = "global" if payload.get("scope") == "global" else "workspace"
+    scope: Scope = "global" if payload.get("scope") == "global" else "workspace"
     store = Store(root_of(roots, scope))
     with root_lock(store.path):
         ensure_ignored(store.root)  # working/ must never reach git, even without `engram init`
@@ -227,3 +227,16 @@ def remove_note(roots: Roots, note_id: str) -> None:
             store.write_files([Change(note.rel_path, None),
                                Change(NOTE_SEALS, render_note_seals(seals))],
                               f"promoted note {note_id}")
+
+
+class Promotion(NamedTuple):
+    """What promoting a note proposes: its text, type and objective as the context. Both flows
+    (`engram promote` and the token flow, `api.propose_promotion`) take it from here."""
+
+    text: str
+    type: str
+    context: str | None
+
+
+def promotion(note: Memory) -> Promotion:
+    return Promotion(note.content, note.type, str(note.meta.get("objective") or "") or None)

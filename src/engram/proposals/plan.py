@@ -2,9 +2,9 @@
 
 `target_scopes` turns a scope choice into the roots to write (`both` = workspace and global);
 `plan` computes, per candidate and root, the verdict against that root's memories and the id a
-new memory would get; `render_preview` is the §7.3 text a human must see before approving. The
-same function `plan_root` is re-run at commit time under the root lock, so a preview and a commit
-agree by construction. Nothing here writes.
+new memory would get; `render_preview` is the preview text (docs/saving.md) a human must see
+before approving. The same function `plan_root` is re-run at commit time under the root lock, so
+a preview and a commit agree by construction. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -30,19 +30,19 @@ from engram.proposals.verdicts import (
 from engram.safety import printable
 from engram.search.index import RootIndex
 from engram.store.ids import slugify, title_from_text, unique_id
-from engram.store.model import TYPE_DIR, ScopeName
+from engram.store.model import TYPE_DIR
 from engram.store.repo import Store, sha256_bytes
-from engram.workspace import Root, Roots
+from engram.workspace import Root, Roots, Scope
 
 SCOPES = ("workspace", "global", "both")
 
 
 @dataclass(frozen=True)
-class Planned:
+class PlannedCandidate:
     """One candidate in one target root: its verdict and the id/file it would write."""
 
     candidate: Candidate
-    scope: ScopeName
+    scope: Scope
     verdict: Verdict
     id: str
     rel: str
@@ -54,12 +54,12 @@ class Planned:
         return self.candidate.number
 
 
-def target_scopes(roots: Roots, scope: str | None) -> list[ScopeName]:
+def target_scopes(roots: Roots, scope: str | None) -> list[Scope]:
     choice = (scope or str(roots.settings().get("scope") or "workspace")).lower()
     if choice not in SCOPES:
         raise UsageError(f"unknown scope {scope!r}", hint="use workspace, global or both",
                          code="usage.scope")
-    wanted: list[ScopeName] = ["workspace", "global"] if choice == "both" else [choice]  # type: ignore[list-item]
+    wanted: list[Scope] = ["workspace", "global"] if choice == "both" else [choice]  # type: ignore[list-item]
     for name in wanted:
         root = roots.root(name)
         if root is None or not root.exists():
@@ -71,7 +71,7 @@ def target_scopes(roots: Roots, scope: str | None) -> list[ScopeName]:
     return wanted
 
 
-def root_of(roots: Roots, scope: ScopeName) -> Root:
+def root_of(roots: Roots, scope: Scope) -> Root:
     root = roots.root(scope)
     if root is None:
         raise NotFoundError(f"no {scope} memory root", code="not_found.root",
@@ -118,7 +118,8 @@ def view(store: Store, relevant: frozenset[str] | None = None, *,
     return RootView(peers, taken)
 
 
-def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -> list[Planned]:
+def plan_root(store: Store, scope: Scope,
+              candidates: Sequence[Candidate]) -> list[PlannedCandidate]:
     """Verdicts and ids of `candidates` against the current files of one root.
 
     An UPDATE or SUPERSEDE rewrites its target, so the target's bytes are hashed here and must
@@ -127,7 +128,7 @@ def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -
     memories, taken = view(store, relevant_words(candidates))
     by_id = {m.id: m for m in memories}
     targets = _Targets(store)
-    out: list[Planned] = []
+    out: list[PlannedCandidate] = []
     for c in candidates:
         verdict = decide(c, memories)
         target = by_id.get(verdict.target or "")
@@ -138,11 +139,12 @@ def plan_root(store: Store, scope: ScopeName, candidates: Sequence[Candidate]) -
             if problem and verdict.blocked is None:
                 verdict = dataclasses.replace(verdict, blocked=problem)
         if verdict.kind in {"UPDATE", "NOOP"} and target is not None:
-            out.append(Planned(c, scope, verdict, target.id, target.rel_path, rel, sha))
+            out.append(PlannedCandidate(c, scope, verdict, target.id, target.rel_path, rel, sha))
             continue
         mid = unique_id(slugify(title_from_text(c.text)) or "memory", taken)
         taken.add(mid)
-        out.append(Planned(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel, sha))
+        out.append(PlannedCandidate(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel,
+                                    sha))
     return out
 
 
@@ -173,15 +175,15 @@ class _Targets:
                      "before rewriting it")
 
 
-def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[ScopeName]
-         ) -> list[Planned]:
-    planned: list[Planned] = []
+def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope]
+         ) -> list[PlannedCandidate]:
+    planned: list[PlannedCandidate] = []
     for scope in scopes:
         planned += plan_root(Store(root_of(roots, scope)), scope, candidates)
     return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
 
 
-def render_preview(planned: Sequence[Planned], *, query_level: int | None = None) -> str:
+def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | None = None) -> str:
     numbers = sorted({p.number for p in planned})
     multi = len({p.scope for p in planned}) > 1
     lines = [f"Engram proposal: {len(numbers)} candidate{'s' if len(numbers) != 1 else ''} "

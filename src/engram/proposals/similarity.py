@@ -1,4 +1,4 @@
-"""Word-set similarity for write-time verdicts (§7.2): content words, stemming, polarity.
+"""Word-set similarity for write-time verdicts (docs/saving.md): content words, stemming, polarity.
 
 A memory or candidate is reduced to the set of stemmed content words of its title and Content;
 two texts are compared with the Jaccard index of those sets. Polarity words (always/must/use/

@@ -1,4 +1,4 @@
-"""Generated rule variants (§7.1): light, balanced and strict wordings of one rule.
+"""Generated rule variants (docs/saving.md): light, balanced and strict wordings of one rule.
 
 Rules proposed without LIGHT/BALANCED/STRICT get three wordings from plain text transforms, no
 model involved, so the same text always yields the same variants. Balanced is the rule as the

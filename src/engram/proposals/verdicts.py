@@ -1,4 +1,5 @@
-"""Deterministic verdicts (§7.2): NOOP, SUPERSEDE, UPDATE or ADD, plus related-memory hints.
+"""Deterministic verdicts (docs/saving.md): NOOP, SUPERSEDE, UPDATE or ADD, plus related-memory
+hints.
 
 For one candidate and the active durable memories of one target root, the first rule that
 matches wins:

@@ -1,6 +1,6 @@
 """Rewriting text so it can be stored: secrets/PII become placeholders, injection lines go.
 
-Owns `redact` and `strip_injection_lines`, used for working notes (SPEC §7.9) where the text is
+Owns `redact` and `strip_injection_lines`, used for working notes (docs/saving.md) where the text is
 cleaned rather than refused. It does not decide what is sensitive (`engine.py`, `rules.py`).
 """
 

@@ -1,10 +1,10 @@
 """The read path's public API (docs/ARCHITECTURE.md): load, route, search and the resource texts.
 
 Each function takes resolved `Roots`, opens the index once, and returns an `Outcome` whose text
-is what a human or agent reads and whose data is the §6.2–§6.4 structure. Expected results (no
-anchors, nothing matched, a skipped file) are values; bad arguments raise `UsageError` and an
-unknown id `NotFoundError`. Nothing here writes a memory; only `usage.json` is touched, by loads
-by id and resource reads (§6.8).
+is what a human or agent reads and whose data is the structure in docs/reading.md. Expected
+results (no anchors, nothing matched, a skipped file) are values; bad arguments raise
+`UsageError` and an unknown id `NotFoundError`. Nothing here writes a memory; only `usage.json`
+is touched, by loads by id and resource reads (docs/reading.md).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | N
          budget_tokens: int | None = None, disclosure: str = "tiered", full: bool = False,
          explain: bool = False, dry_run: bool = False, include_all: bool = False,
          fit_json: bool = False, in_context: Collection[str] = ()) -> Outcome:
-    """Route a task to a pack (§6.1–§6.2), or load memories by id.
+    """Route a task to a pack (docs/reading.md), or load memories by id.
 
     `fit_json`: the budget bounds the whole JSON envelope (text JSON-escaped, data and
     diagnostics), as a host that forwards MCP `structuredContent` hands it to the model.
@@ -149,7 +149,7 @@ def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
 
 
 def route(roots: Roots, task: str) -> Outcome:
-    """Classify a task and list the memories it routes to, in load order (§6.3)."""
+    """Classify a task and list the memories it routes to, in load order (docs/reading.md)."""
     router, settings = open_router(roots)
     routed = router.route(task, settings.int("load.limit"))
     kind = classify(task)
@@ -171,7 +171,8 @@ def route(roots: Roots, task: str) -> Outcome:
 
 
 def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
-    """Ranked lexical search over every non-archived memory, low confidence included (§6.4)."""
+    """Ranked lexical search over every non-archived memory, low confidence included
+    (docs/reading.md)."""
     if limit < 1:
         raise UsageError(f"limit {limit} is out of range", hint="use a positive number",
                          code="usage.limit")

@@ -1,4 +1,4 @@
-"""Task classification for `engram route` (§6.3): a task type and how sure we are.
+"""Task classification for `engram route` (docs/reading.md): a task type and how sure we are.
 
 Types: bugfix, feature, refactor, test, docs, release, review, setup, other. Each type has a short
 list of general cue words (stemmed like everything else); the type with the most cues wins.

@@ -30,8 +30,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
 # Rows that routing may hide (always: superseded, low confidence; by the user's roles or the
 # date: role-scoped memories and working notes) are marked `mem.hidable`; a partial index lists
 # just those, and `fill_hidden` keeps the ones the policy hides in a temporary table that the
-# BM25 query excludes by row id (§6.1.1), so ranking and counting never join every match with
-# `mem`. Archived memories are not indexed at all.
+# BM25 query excludes by row id (docs/reading.md), so ranking and counting never join every match
+# with `mem`. Archived memories are not indexed at all.
 _HIDDEN_NAME = "engram_hidden"
 HIDDEN_ROWS = f"temp.{_HIDDEN_NAME}"  # per connection (fill_hidden)
 _SEP = "\x1f"  # joins list values; never part of an id or a tag
@@ -80,6 +80,12 @@ class Doc(NamedTuple):
         return self.valid_until_s or None
 
 
+def _supersedes(m: Memory) -> list[str]:
+    """The ids this memory replaced: a task may still name the old tool."""
+    old = m.meta.get("supersedes")
+    return [o for o in old if isinstance(o, str)] if isinstance(old, list) else []
+
+
 def _stemmed(text: str) -> str:
     return " ".join(s for s in stems(text) if s not in STOP_WORDS)
 
@@ -93,8 +99,8 @@ def row_values(m: Memory) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         # favoured by repetition.
         body = re.split(r"^##\s+rule\s+variants", body, flags=re.IGNORECASE | re.MULTILINE)[0]
     cols = (_stemmed(m.id), _stemmed(m.title), _stemmed(" ".join(m.tags)),
-            _stemmed(" ".join(m.triggers)), _stemmed(_HEADING.sub(" ", body)),
-            _stemmed(kind_words(m.type)))
+            _stemmed(" ".join([*m.triggers, *_supersedes(m)])), _stemmed(_HEADING.sub(" ", body)),
+            _stemmed(f"{kind_words(m.type)} {' '.join(m.roles)}"))
     field_stems = " ".join(sorted(set(" ".join(cols[:5]).split())))
     tag_stems = " ".join(sorted(set(f"{cols[2]} {cols[3]}".split())))
     hidable = (m.lifecycle in ("archived", "superseded") or m.confidence == "low"
@@ -189,11 +195,12 @@ def docs_by_rowid(conn: sqlite3.Connection, scope: str, rowids: Sequence[int]) -
 
 
 def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *, limit: int,
-            for_search: bool = False, hidden: bool = False,
-            exclude_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int]:
+            for_search: bool = False, hidden: bool = False, exclude_hidden: bool = False,
+            counted: str | None = None) -> tuple[list[tuple[Doc, float]], int]:
     """The best `limit` memories matching the FTS expression that the policy shows (or, with
     `hidden=True`, hides), with BM25 scores (positive, best first), and how many it shows in
-    all. Every returned row has passed the policy's own check, so callers need not check again.
+    all (matching `counted` instead when given: the task's words without the role context).
+    Every returned row has passed the policy's own check, so callers need not check again.
 
     BM25 runs inside FTS5 on the index alone; with `exclude_hidden` (routing), the rows listed
     in `HIDDEN_ROWS` (`fill_hidden`) are dropped by a key lookup each before they are scored.
@@ -202,8 +209,9 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     if hidden or policy.ignore:
         joined = _matches_joined(conn, scope, match, policy, limit=limit,
                                  for_search=for_search, hidden=hidden)
-        return joined, (len(joined) if hidden or len(joined) < limit else
-                        _count_joined(conn, match, policy, for_search=for_search))
+        if counted is None and (hidden or len(joined) < limit):
+            return joined, len(joined)
+        return joined, _count_joined(conn, counted or match, policy, for_search=for_search)
     cond = f" AND rowid NOT IN {HIDDEN_ROWS}" if exclude_hidden else ""
     rows = conn.execute(f"SELECT rowid, {_bm25()} AS s FROM route_fts "  # noqa: S608
                         f"WHERE route_fts MATCH ?{cond} ORDER BY s DESC LIMIT ?",
@@ -212,10 +220,12 @@ def matches(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
     check = policy.search_hidden_reason if for_search else policy.hidden_reason
     # The policy itself has the last word (it also knows what SQL cannot, like a deleted row).
     shown = [(found[r], float(s)) for r, s in rows if r in found and check(found[r]) is None]
-    total = len(rows) if len(rows) < limit else int(conn.execute(
+    if counted is None and len(rows) < limit:
+        return shown, len(shown)
+    total = int(conn.execute(
         f"SELECT count(*) FROM route_fts WHERE route_fts MATCH ?{cond}",  # noqa: S608
-        (match,)).fetchone()[0])
-    return shown, total - (len(rows) - len(shown))
+        (counted or match,)).fetchone()[0])
+    return shown, total if counted else total - (len(rows) - len(shown))
 
 
 def _matches_joined(conn: sqlite3.Connection, scope: str, match: str, policy: Policy, *,
@@ -251,13 +261,28 @@ def memory_count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM mem").fetchone()[0])
 
 
+def _vocab(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
+                 "USING fts5vocab(main, route_fts, 'row')")
+
+
+def near_terms(conn: sqlite3.Connection, word: str, prefix: int) -> list[tuple[str, int]]:
+    """Indexed terms that start with `word`'s first `prefix` letters and are at most one letter
+    longer or shorter, with how many memories hold each (a spelling neighbourhood)."""
+    _vocab(conn)
+    head = word[:prefix]
+    return [(str(t), int(d)) for t, d in conn.execute(
+        "SELECT term, doc FROM temp.route_vocab WHERE term >= ? AND term < ? "
+        "AND length(term) BETWEEN ? AND ?",
+        (head, head + "\uffff", len(word) - 1, len(word) + 1))]
+
+
 def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[str, int]:
     """How many indexed memories hold each anchor the way the MATCH query meets it (exact, long
     ones also as a prefix), capped at `n` memories. Hidden rows count too: this measures how
     common a word is in the store (for IDF), not what routing may show. FTS5's vocabulary
     table answers from the index's term list without touching any row."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.route_vocab "
-                 "USING fts5vocab(main, route_fts, 'row')")
+    _vocab(conn)
     out: dict[str, int] = {}
     for a in anchors:
         if len(a) >= MIN_PREFIX:

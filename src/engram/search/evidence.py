@@ -1,4 +1,5 @@
-"""Evidence pruning (§6.1.3): drop candidates whose only link to the task is a passing word.
+"""Evidence pruning (docs/reading.md): drop candidates whose only link to the task is a passing
+word.
 
 BM25 scores one rare query word in a short title as highly as a real subject match, so a store
 that also holds other teams' notes routes "clean out the office fridge on Fridays" for "ship on
@@ -9,6 +10,11 @@ fields and tags — never in terms of particular words:
 1. Foreign query: when at least half of the query's IDF mass is in words no memory contains and
    no candidate matches an anchor in its id, title, tags or triggers, the task is about
    something else and routes nothing.
+   Off-topic query: when the candidates that would fill the pack together match less than
+   `EXPLAINED_MIN` of the query's IDF mass (body-only matches counting `BODY_WEIGHT`; judged in
+   stores of `EXPLAINED_STORE` memories or more, where IDF means something), the task
+   shares a word or two with the store but is about something else ("what's a good truck for
+   towing a camper") and routes nothing.
 2. Coverage: a candidate's evidence is the IDF of the anchors it matched, a body-only match
    counting `BODY_WEIGHT` (a title, tag, trigger or id says what a memory is about; a body
    mentions many things in passing). Candidates under `MIN_SHARE` of the best one's evidence go.
@@ -34,6 +40,10 @@ BODY_WEIGHT = 0.5  # a body-only match is half the evidence of an id/title/tag/t
 MIN_SHARE = 1 / 3  # rule 2: keep candidates with at least a third of the best one's evidence
 FOREIGN_SHARE = 0.5  # rule 1: share of the query's IDF mass in words the store never uses
 TOPIC_SHARE = 0.5  # rule 3: share of a memory's tags that must be query words or shared
+EXPLAINED_MIN = 0.2  # rule 1: share of the query's IDF mass the pack must match
+# ... judged only in a store of at least this many memories: in a handful of memories on one
+# subject, the subject's own words have near-zero IDF and any other word looks unexplained.
+EXPLAINED_STORE = 50
 
 class Pruned:
     """What pruning kept (in the order given), and why the others went."""
@@ -57,6 +67,17 @@ def evidence(c: Candidate, w: Mapping[str, float]) -> float:
 
 def _strong(c: Candidate) -> bool:
     return bool(c.strong)
+
+
+def explained(cands: Sequence[Candidate], w: Mapping[str, float]) -> float:
+    """Share of the query's IDF mass that the candidates together match; a word matched only
+    in bodies counts `BODY_WEIGHT`."""
+    total = sum(w.values())
+    if total <= 0:
+        return 1.0
+    strong = {a for c in cands for a in c.strong}
+    matched = {a for c in cands for a in c.matched}
+    return sum(w.get(a, 0.0) * (1.0 if a in strong else BODY_WEIGHT) for a in matched) / total
 
 
 def foreign_query(cands: Sequence[Candidate], w: Mapping[str, float],
@@ -90,6 +111,11 @@ def prune(cands: Sequence[Candidate], anchors: Sequence[str], df: Mapping[str, i
                                        "candidate's"))
         else:
             survivors.append(c)
+    share = explained(survivors[:keep] if keep is not None else survivors, w)
+    if share < EXPLAINED_MIN and n >= EXPLAINED_STORE:
+        out.dropped += [(c.key, f"off-topic query: the best candidates explain {share:.0%} of "
+                         "the task's word weight") for c in survivors]
+        return out
     topics = _Topics(cands, anchors)
     on: list[Candidate] | None = None  # worked out only once some candidate is off topic
     shared: set[str] = set()

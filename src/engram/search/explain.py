@@ -41,6 +41,8 @@ def data(routed: Routed, pack: Pack, memories: list[Memory]) -> dict[str, Any]:
                                  "tier": _tier(m.key, m.id, pack)}
         if m.key in routed.selection.prereq_of:
             entry["prerequisite_of"] = routed.selection.prereq_of[m.key]
+        elif m.key in routed.sibling_of:
+            entry["sibling_of"] = routed.sibling_of[m.key]
         selected.append(entry)
     return {"anchors": routed.anchors, "selected": selected,
             "omitted": [{"key": k, "reason": r} for k, r in omitted(routed)[:MAX_DATA]]}
@@ -72,6 +74,8 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], *, explain: bool,
         why = f"score {e['score']:.2f}, matched {', '.join(e['matched']) or '-'}"
         if "prerequisite_of" in e:
             why = f"prerequisite of {e['prerequisite_of']}"
+        elif "sibling_of" in e:
+            why = f"shares tags with {e['sibling_of']} (free slot)"
         lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
     if explain:
         rest = omitted(routed)

@@ -1,4 +1,5 @@
-"""The guarded read (§6.1.5): a memory is printed only if it is exactly what a human approved.
+"""The guarded read (docs/reading.md): a memory is printed only if it is exactly what a human
+approved.
 
 A file whose SHA-256 is missing from `memory.hashes.json` or differs from it was changed outside
 the approval path; a file that now holds a secret or an injection line must not reach an agent's

@@ -151,11 +151,6 @@ class RootIndex:
             f"LEFT JOIN scanned s ON s.sha = f.sha WHERE f.rel IN ({marks})", tuple(rels))
         return {str(r[0]): FileFacts(str(r[1] or ""), r[2]) for r in rows}
 
-    def scanned_clean(self, sha: str, version: str) -> bool:
-        """True when bytes with this hash passed the content scan of this scanner version."""
-        row = self.db.execute("SELECT version FROM scanned WHERE sha = ?", (sha,)).fetchone()
-        return row is not None and row[0] == version
-
     def record_clean(self, sha: str, version: str) -> None:
         """Remember a clean scan (a cache: losing it only costs a rescan)."""
         with contextlib.suppress(sqlite3.Error):
@@ -164,9 +159,9 @@ class RootIndex:
     def quick_refresh(self) -> None:
         """The read path's check: a full stat pass only when a directory or the hashes changed.
 
-        Stat-ing every file costs ~10 µs each, too much per `load` at 10,000 memories. A file
-        edited in place (no rename) is re-read here when it is printed (`refresh_file`) and by
-        the next full refresh otherwise; it cannot be printed unapproved either way (§6.1.5).
+        Stat-ing every file costs ~10 µs each, too much per `load` at 10,000 memories. A file edited
+        in place (no rename) is re-read here when it is printed (`refresh_file`) and by the next
+        full refresh otherwise; it cannot be printed unapproved either way (docs/reading.md).
         """
         if self._fresh or self._quick or not self.root.exists():
             return
@@ -374,3 +369,21 @@ class MemoryIndex:
     def close(self) -> None:
         for p in self.parts:
             p.close()
+
+
+def parsed_files(root: Root) -> dict[str, str]:
+    """{rel: sha256} of the root's files that the index parsed without error, after a refresh
+    (`engram verify` skips re-parsing exactly those bytes). A cache: an index that cannot be
+    opened or refreshed yields nothing, and verify parses every file itself."""
+    try:
+        part = RootIndex(root)
+    except (OSError, sqlite3.Error):
+        return {}
+    try:
+        part.ensure_fresh()
+        return {str(r): str(s) for r, s in part.db.execute(
+            "SELECT rel, sha FROM files WHERE error IS NULL AND sha != ''")}
+    except (OSError, sqlite3.Error):
+        return {}
+    finally:
+        part.close()

@@ -13,13 +13,15 @@ from engram.store.model import Memory
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
 # rebuilds itself in place.
-SCHEMA = 14  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 15  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
 # 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
 # hidden from routing are excluded by row id (`hidable`, docs.fill_hidden); 13: `derived`
 # (values computed from a file's bytes, by hash: the write path's verdict words); 14: no
-# `approved` mirror of memory.hashes.json (the guarded read reads the file itself)
+# `approved` mirror of memory.hashes.json (the guarded read reads the file itself); 15: Snowball
+# English stems (PyStemmer) instead of the hand-written suffix stripper, roles in `kind`,
+# `supersedes` ids in `triggers`
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,

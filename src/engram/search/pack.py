@@ -1,4 +1,4 @@
-"""Render a routed pack as text within a token budget (§6.2 tiered disclosure).
+"""Render a routed pack as text within a token budget (docs/reading.md tiered disclosure).
 
 Tiers, each in route order: bodies (compact frontmatter, the active rule variant only) for the
 memories that fit, then one-line cards for those that still fit, then the ids of whatever is
@@ -173,7 +173,7 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
     left: list[Memory] = []
     for i, m in enumerate(items):
         if not as_card and m.is_note:
-            left.append(m)  # working notes appear only as cards (§7.9)
+            left.append(m)  # working notes appear only as cards (docs/saving.md)
             continue
         note = notes.get(m.key, "")
         block = card(m, note) if as_card else compact_body(m, variant, note)

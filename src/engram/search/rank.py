@@ -20,8 +20,11 @@ from engram.store.model import TYPE_ALIASES
 
 # FTS5 column order and weights. Titles and tags say what a memory is about; the body mentions
 # many things in passing; the id is the title's slug, so it adds little on top of the title.
-# `kind` holds the type's alias words (`workflow` → skills), weighted low so it separates types
-# without outranking real subject matches.
+# `triggers` also holds the ids the memory `supersedes`: a task naming the old tool ("helmfile
+# apply") is answered by its replacement.
+# `kind` holds the type's alias words (`workflow` → skills) and the memory's roles, weighted low
+# so it separates types and favours the active roles' memories without outranking real subject
+# matches.
 COLUMNS = ("ident", "title", "tags", "triggers", "body", "kind")
 WEIGHTS = (1.0, 3.0, 2.0, 2.0, 1.0, 0.5)
 MIN_PREFIX = 5  # shorter stems match exactly: `ci*` would match every `cli`, `city`, …
@@ -43,6 +46,18 @@ def kind_words(memory_type: str) -> str:
                            if t == memory_type and a not in GENERIC_WORDS))
 
 
+@lru_cache(maxsize=16)
+def kind_text(memory_type: str) -> str:
+    """The stems of a type's words, space-padded for `text_hits`."""
+    return f" {' '.join(stems(kind_words(memory_type)))} "
+
+
+def found_by_task(c: Candidate, anchors: Sequence[str]) -> bool:
+    """Whether a candidate matched a task word (in its fields or its type's words), rather
+    than only the role context (`with_context`)."""
+    return bool(c.matched) or any(needle(a) in kind_text(c.type) for a in anchors)
+
+
 def match_expression(anchors: Sequence[str]) -> str:
     """An FTS5 MATCH string: OR of the anchors, quoted, long ones as prefixes."""
     parts = []
@@ -53,6 +68,16 @@ def match_expression(anchors: Sequence[str]) -> str:
         # that merely starts the same way (`sent` vs `sentry`).
         parts.append(f'"{a}" OR "{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
     return " OR ".join(parts)
+
+
+def with_context(expr: str, context: Sequence[str]) -> str:
+    """`expr` OR the context words (the active roles) matched in the `kind` column only.
+
+    The index puts a memory's `role` list in that column, so a context word meets exactly the
+    memories scoped to that role, at the column's low weight: a role's standing rules, which a
+    task rarely names, rise among the memories the task's own words found."""
+    ctx = match_expression(context)
+    return f"({expr}) OR kind : ({ctx})" if expr and ctx else expr
 
 
 class Candidate:
@@ -148,7 +173,8 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
 
 def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
            floor: float = RELATIVE_FLOOR) -> list[Candidate]:
-    """Apply the boosts and return candidates best first (ties: workspace, then id)."""
+    """Apply the boosts and return candidates best first (ties: workspace, then id): those at
+    or above `floor` × the best score, then the ones aspect coverage brings back."""
     support = neighbour_support(cands)
     needles = [needle(a) for a in anchors]
     for c in cands:
@@ -158,8 +184,30 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
     ordered = sorted(cands, key=lambda c: (-c.score, c.scope != "workspace", c.id))
     if ordered and floor > 0:
         cut = ordered[0].score * floor
-        ordered = [c for c in ordered if c.score >= cut]
+        kept = [c for c in ordered if c.score >= cut]
+        kept += aspects(ordered[len(kept):], kept, needles)
+        ordered = kept
     return ordered
+
+
+def aspects(cut: Sequence[Candidate], kept: Sequence[Candidate],
+            needles: Sequence[str]) -> list[Candidate]:
+    """Aspect coverage: the cut candidates (best first) whose id, title, tags or triggers name a
+    query word that no kept candidate names there, at most one per such word.
+
+    A task with two independent subjects ("bump kotlin and fix the flaky screenshot test") has
+    one dominant cluster whose neighbour boost pushes the second subject under the floor; the
+    best memory that names the second subject is the answer to an aspect nothing kept covers."""
+    open_words = [n for n in needles if not any(n in c.strong_text for c in kept)]
+    back: list[Candidate] = []
+    for c in cut:
+        if not open_words:
+            break
+        named = [n for n in open_words if n in c.strong_text]
+        if named:
+            back.append(c)
+            open_words = [n for n in open_words if n not in named]
+    return back
 
 
 def mark_matched(cands: Sequence[Candidate], anchors: Sequence[str]) -> None:

@@ -250,7 +250,7 @@ class Reader:
                 or not self._plain_dirs(root, parts[:-1]):
             return Store(root).read_bytes(rel)
         try:
-            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return Store(root).read_bytes(rel)
@@ -302,7 +302,3 @@ class Reader:
                 if rel.rsplit("/", 1)[-1] == f"{memory_id}.md":
                     out.append((root.scope, rel))
         return out
-
-
-def skipped_lines(skips: Sequence[Skip]) -> list[str]:
-    return [s.line for s in skips]

@@ -1,4 +1,5 @@
-"""Loads by id and the resource texts of §6.5: `engram://index`, `engram://memory/{id}`, top usage.
+"""Loads by id and the resource texts (docs/reading.md): `engram://index`, `engram://memory/{id}`,
+top usage.
 
 `load --id a,b` prints exactly those memories in compact form (any visibility, a warning for
 archived or superseded ones), without a budget, through the guard, and counts one recall each;

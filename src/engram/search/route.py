@@ -24,19 +24,26 @@ from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
+    found_by_task,
     mark_matched,
     match_expression,
     needle,
     rerank,
     tag_text,
+    with_context,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.terms import anchors as query_anchors
+from engram.search.terms import one_edit, stems
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
+SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
+SPELL_PREFIX = 3
+SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
+SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
@@ -54,6 +61,7 @@ class Routed:
         self.missing: list[tuple[str, str]] = []  # (dependant key, missing id)
         self.narrow_tags: list[str] = []
         self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
+        self.sibling_of: dict[str, str] = {}  # key → id of the best candidate it shares tags with
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -137,13 +145,21 @@ class Router:
 
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
-                   want_hidden: bool = False) -> tuple[list[tuple[Doc, float]], int,
+                   want_hidden: bool = False, context: list[str] | None = None,
+                   column: str | None = None) -> tuple[list[tuple[Doc, float]], int,
                                                        list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
-        in all, and (when asked) hidden matches with the reason."""
+        in all, and (when asked) hidden matches with the reason. `context` words (the active
+        roles) add a low-weight match on the memories scoped to them (rank.with_context);
+        `column` matches the terms in that FTS column only."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
+        if column:
+            expr = f"{column} : ({expr})"
+        plain = expr
+        expr = with_context(expr, [c for c in context or () if c not in terms])
+        counted = plain if expr != plain else None
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
@@ -151,12 +167,13 @@ class Router:
             exclude = (not for_search and not self.policy.ignore
                        and part.hidden_rows(self.policy) > 0)
             rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
-                                       for_search=for_search, exclude_hidden=exclude)
+                                       for_search=for_search, exclude_hidden=exclude,
+                                       counted=counted)
             found += rows
             total += count
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
-                           for d, _ in docs.matches(part.db, scope, expr, self.policy,
+                           for d, _ in docs.matches(part.db, scope, plain, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
         found.sort(key=lambda ds: -ds[1])
@@ -193,21 +210,76 @@ class Router:
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         routed = Routed(anchors=query_anchors(task))
+        routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
-        found, routed.matched, routed.hidden = self.candidates(routed.anchors, pool,
-                                                               want_hidden=want_hidden)
+        roles = query_anchors(" ".join(sorted(self.policy.roles)))
+        found, routed.matched, routed.hidden = self.candidates(
+            routed.anchors, pool, want_hidden=want_hidden, context=roles)
         routed.docs = {d.key: d for d, _ in found}
-        # Every reranked candidate may reach the pack, so all of them get their matches.
-        ranked = self.rank(routed.anchors, found, head_size=len(found))
+        # Every reranked candidate may reach the pack, so all of them get their matches; the
+        # role context only reorders: a memory that matched no anchor goes.
+        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found))
+                  if found_by_task(c, routed.anchors)]
         if ranked:
             df, n = self.doc_freq(routed.anchors)
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
             ranked, routed.pruned = pruned.kept, pruned.dropped
+        if ranked and len(ranked) < limit:
+            ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
+
+    def _tag_siblings(self, routed: Routed, ranked: list[Candidate],
+                      room: int) -> list[Candidate]:
+        """Memories sharing at least `SIBLING_TAGS` tags with the best candidate, for the pack's
+        free slots (best BM25 over the tags first; after every ranked candidate).
+
+        The second channel for implied sub-tasks: a memory's author tags it with the topics it
+        belongs to, so the memory that names the task ("drop column" → expand-contract) brings
+        the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
+        selection then adds that one's `depends_on`. The task need not name it."""
+        best = ranked[0]
+        if len(best.tags) < SIBLING_TAGS:
+            return []
+        words = list(dict.fromkeys(s for t in sorted(best.tags) for s in stems(t)))
+        found, _, _ = self.candidates(words, SIBLING_POOL, column="tags")
+        have = {c.key for c in ranked}
+        out: list[Candidate] = []
+        for d, score in found:
+            tags = frozenset(map(str.lower, d.tags))
+            if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
+                continue
+            routed.docs.setdefault(d.key, d)
+            routed.sibling_of[d.key] = best.id
+            out.append(Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
+                                 d.strong_text, d.tag_text, d.updated, tags))
+            if len(out) == room:
+                break
+        # A sibling may be one that evidence pruning judged off topic for the task's words;
+        # sharing the best memory's topics is the other channel, so it is not listed as pruned.
+        chosen = {c.key for c in out}
+        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
+        return out
+
+    def _respell(self, anchors: list[str]) -> list[str]:
+        """A long anchor no memory holds becomes the most common stored term one edit away
+        (`databs` → `databas`, `kuberent` → `kubernet`); the rest stay as they are.
+
+        The term must share the anchor's first `SPELL_PREFIX` letters (typos rarely start a
+        word, and the vocabulary is read by range); short words have too many neighbours."""
+        df, _ = self.doc_freq(anchors)
+        out = []
+        for a in anchors:
+            if df.get(a, 0) or len(a) < SPELL_MIN or not a.isalpha():
+                out.append(a)
+                continue
+            near = [(n, t) for part in self.parts.values()
+                    for t, n in docs.near_terms(part.db, a, SPELL_PREFIX) if one_edit(a, t)]
+            out.append(max(near)[1] if near else a)
+        return list(dict.fromkeys(out))
 
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""

@@ -1,4 +1,5 @@
-"""Pick the pack: the top `load.limit` memories plus their `depends_on` prerequisites (§6.1.4).
+"""Pick the pack: the top `load.limit` memories plus their `depends_on` prerequisites
+(docs/reading.md).
 
 Prerequisites are followed transitively and placed before their dependants; when the limit is
 tight they take precedence over the lowest-ranked primaries, which are dropped (and reported).

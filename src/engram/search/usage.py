@@ -1,4 +1,5 @@
-"""Recall counts (§6.8): `usage.json` in each root, `{"<scope>:<id>": {recalls, last_recalled}}`.
+"""Recall counts (docs/reading.md): `usage.json` in each root, `{"<scope>:<id>": {recalls,
+last_recalled}}`.
 
 A load by id and a resource read each count one recall. The file is git-ignored and rewritten
 atomically under the root's write lock, so concurrent CLI and MCP processes never lose a count.
@@ -13,15 +14,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from engram import clock
+from engram.errors import StorageError
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import Root
 
 
 def read_usage(root: Root) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(root.usage_file.read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError, json.JSONDecodeError, UnicodeDecodeError,
-            RecursionError):
+        data = json.loads(read_text(root.usage_file))
+    except (OSError, StorageError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
@@ -33,7 +36,7 @@ def record(root: Root, keys: Iterable[str], now: dt.datetime | None = None) -> N
     keys = list(keys)
     if not keys or not root.exists():
         return
-    stamp = (now or dt.datetime.now(dt.UTC)).replace(microsecond=0).isoformat()
+    stamp = (now or clock.utcnow()).replace(microsecond=0).isoformat()
     # Read-modify-write inside the lock: two processes counting at once both land.
     with root_lock(root.path):
         data = read_usage(root)

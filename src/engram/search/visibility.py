@@ -1,9 +1,10 @@
-"""Which memories routing may show (§6.1.1), and why a hidden one is hidden.
+"""Which memories routing may show (docs/reading.md), and why a hidden one is hidden.
 
 Routing hides memories that are ignored (config `ignore.patterns` plus `.engramignore` at the
 project root), archived, superseded, of low confidence, scoped to roles the user has not set, or
-working notes past their `valid_until`. Search hides only ignored and archived ones (§6.4), and
-`load --id` hides nothing. This module decides; it neither reads memory files nor ranks.
+working notes past their `valid_until`. Search hides only ignored and archived ones
+(docs/reading.md), and `load --id` hides nothing. This module decides; it neither reads memory files
+nor ranks.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
+
+from engram import clock
+from engram.errors import StorageError
+from engram.storage import read_text
 
 IGNORE_FILE = ".engramignore"
 
@@ -84,8 +89,8 @@ class Policy(NamedTuple):
 def read_ignore_file(project: Path) -> list[str]:
     """Patterns of `<project>/.engramignore`: one glob per line, `#` comments, blanks skipped."""
     try:
-        text = (project / IGNORE_FILE).read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+        text = read_text(project / IGNORE_FILE)
+    except (OSError, StorageError, UnicodeDecodeError):
         return []
     lines = (ln.strip() for ln in text.splitlines())
     return [ln for ln in lines if ln and not ln.startswith("#")]
@@ -97,5 +102,5 @@ def make_policy(patterns: Iterable[str], project: Path | None, roles: Sequence[s
     return Policy(
         ignore=(*patterns, *extra),
         roles=frozenset(r.lower() for r in roles),
-        today=(today or dt.date.today()).isoformat(),
+        today=(today or clock.today()).isoformat(),
     )

@@ -9,7 +9,6 @@ keeps concurrent CLI and MCP processes from losing each other's hash or changelo
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import threading
@@ -18,22 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.errors import StorageError
+from engram.storage import storage_error
 
 TMP_PREFIX = ".engram-tmp-"
 LOCK_TIMEOUT_S = 30.0
 
 
 def _fail(path: Path, exc: OSError, action: str) -> StorageError:
-    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        hint = "the directory is read-only; fix its permissions or choose another --workspace"
-        code = "storage.readonly"
-    elif exc.errno == errno.ENOSPC:
-        hint = "the disk is full; free space and retry (nothing was half-written)"
-        code = "storage.full"
-    else:
-        hint = "check the path and retry; nothing was half-written"
-        code = "storage.io"
-    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", hint=hint, code=code)
+    return storage_error(exc, path, action) or StorageError(str(exc), code="storage.io")
 
 
 def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:

@@ -1,4 +1,5 @@
-"""Memory files: Markdown with YAML frontmatter, schema v3, and the legacy v1/v2 bodies (SPEC §4).
+"""Memory files: Markdown with YAML frontmatter, schema v3, and the legacy v1/v2 bodies
+(README.md#how-it-works).
 
 `parse_memory` turns file text into a `Memory` or raises `InvalidMemoryError` with the file, the
 line and the reason; `render_memory` builds canonical v3 text (sorted keys, fixed section order);
@@ -13,15 +14,8 @@ from typing import Any
 from engram.errors import InvalidIdError, InvalidMemoryError
 from engram.store import frontmatter
 from engram.store.ids import validate_id
-from engram.store.model import (
-    AUTHORITY,
-    DIR_TYPE,
-    SCHEMA_VERSION,
-    TYPE_ALIASES,
-    VARIANTS,
-    Memory,
-    ScopeName,
-)
+from engram.store.model import AUTHORITY, DIR_TYPE, SCHEMA_VERSION, TYPE_ALIASES, VARIANTS, Memory
+from engram.workspace import Scope
 
 _H2 = re.compile(r"^## +(.+?)\s*$", re.M)
 _H3 = re.compile(r"^### +(.+?)\s*$", re.M)
@@ -65,7 +59,7 @@ def _key_line(fm: str, key: str) -> int:
     return 1
 
 
-def parse_memory(text: str, rel_path: str, scope: ScopeName = "workspace") -> Memory:
+def parse_memory(text: str, rel_path: str, scope: Scope = "workspace") -> Memory:
     fm, body, body_line = split_file(text, rel_path)
     try:
         meta = frontmatter.parse(fm)
@@ -134,7 +128,7 @@ def render_memory(meta: dict[str, Any], title: str, content: str,
 
 
 def upgrade_text(memory: Memory) -> str:
-    """v1/v2 → v3: canonical frontmatter, body byte-identical (SPEC §4)."""
+    """v1/v2 → v3: canonical frontmatter, body byte-identical (README.md#how-it-works)."""
     meta = dict(memory.meta)
     meta.update(schema_version=SCHEMA_VERSION, id=memory.id, type=memory.type)
     return render_file(meta, memory.body)

@@ -19,6 +19,8 @@ _INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_RE = re.compile(r"[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0", "r": "\r"}
 _PLAIN_SAFE = re.compile(r"[A-Za-z0-9_./@+()-][A-Za-z0-9 _./@+()-]*")
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+MAX_DEPTH = 8  # nesting levels of block mappings and lists; deeper is refused, never recursed
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "~", ""}
 
 
@@ -41,7 +43,7 @@ def parse(text: str) -> dict[str, Value]:
     if flat is not None:
         return flat
     parser = _Parser(lines)
-    result = parser.mapping(0)
+    result = parser.mapping(0, 1)
     parser.expect_end()
     return result
 
@@ -93,7 +95,10 @@ class _Parser:
         if self.i < len(self.lines):
             raise FrontmatterError(self.i + 1, "unexpected indentation")
 
-    def mapping(self, indent: int) -> dict[str, Value]:
+    def mapping(self, indent: int, depth: int) -> dict[str, Value]:
+        if depth > MAX_DEPTH:
+            raise FrontmatterError(self.i + 1, f"frontmatter nests more than {MAX_DEPTH} levels; "
+                                   "flatten it")
         out: dict[str, Value] = {}
         lines: dict[str, int] = {}
         while True:
@@ -116,9 +121,9 @@ class _Parser:
                 raise FrontmatterError(n, f"duplicate key {key!r} (first on line {lines[key]})")
             lines[key] = n
             self.i += 1
-            out[key] = self.value(rest, indent, n)
+            out[key] = self.value(rest, indent, n, depth)
 
-    def value(self, rest: str, indent: int, n: int) -> Value:
+    def value(self, rest: str, indent: int, n: int, depth: int) -> Value:
         rest = _strip_comment(rest)
         if rest[:1] in ("&", "*", "!"):
             kind = {"&": "anchors", "*": "aliases", "!": "tags"}[rest[0]]
@@ -135,12 +140,15 @@ class _Parser:
         if first.startswith("- ") or first == "-":
             if child < indent:
                 return None
-            return self.sequence(child)
+            return self.sequence(child, depth + 1)
         if child > indent:
-            return self.mapping(child)
+            return self.mapping(child, depth + 1)
         return None
 
-    def sequence(self, indent: int) -> list[Value]:
+    def sequence(self, indent: int, depth: int) -> list[Value]:
+        if depth > MAX_DEPTH:
+            raise FrontmatterError(self.i + 1, f"frontmatter nests more than {MAX_DEPTH} levels; "
+                                   "flatten it")
         out: list[Value] = []
         while True:
             self._skip()
@@ -154,7 +162,7 @@ class _Parser:
             item = _strip_comment(content[1:].strip())
             if _KEY_RE.match(item) and not item.startswith(('"', "'")):
                 raise FrontmatterError(n, "mappings inside lists are not supported")
-            out.append(self.value(item, indent + 1, n) if item else None)
+            out.append(self.value(item, indent + 1, n, depth) if item else None)
 
     def block_scalar(self, style: str, indent: int) -> str:
         body: list[str] = []
@@ -196,10 +204,15 @@ def _split_flow(s: str, n: int) -> list[str]:
     parts: list[str] = []
     buf: list[str] = []
     quote = ""
+    escaped = False
     for ch in s:
         if quote:
             buf.append(ch)
-            if ch == quote:
+            if escaped:  # `\"` inside a double-quoted item does not close it
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
                 quote = ""
         elif ch in "\"'":
             quote = ch
@@ -254,8 +267,8 @@ def _double_quoted(s: str, n: int) -> str:
         ch = body[i]
         if ch == "\\" and i + 1 < len(body):
             nxt = body[i + 1]
-            if nxt == "u" and i + 5 < len(body) + 0:
-                out.append(chr(int(body[i + 2 : i + 6], 16)))
+            if nxt == "u":
+                out.append(_unicode_escape(body[i + 2 : i + 6], n))
                 i += 6
                 continue
             if nxt not in _ESCAPES:
@@ -266,6 +279,19 @@ def _double_quoted(s: str, n: int) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _unicode_escape(digits: str, n: int) -> str:
+    r"""The character of a `\uXXXX` escape: exactly four hex digits, not a lone surrogate
+    (which no UTF-8 file or output can hold)."""
+    if not _HEX4.fullmatch(digits):
+        raise FrontmatterError(n, f"bad escape \\u{digits[:4]}: \\u takes four hex digits "
+                               "(0-9, a-f), e.g. \\u00e9")
+    code = int(digits, 16)
+    if 0xD800 <= code <= 0xDFFF:
+        raise FrontmatterError(n, f"bad escape \\u{digits}: a surrogate is not a character; "
+                               "write the character itself")
+    return chr(code)
 
 
 def render_scalar(v: Value) -> str:
@@ -299,9 +325,7 @@ def _render_entry(key: str, v: Value, pad: str) -> list[str]:
         return []
     if isinstance(v, list):
         return [f"{pad}{key}: [{', '.join(render_scalar(x) for x in v)}]"]
-    if isinstance(v, dict):
-        lines = [f"{pad}{key}:"] if v else [f"{pad}{key}: {{}}"]
-        for k in sorted(v):
-            lines.extend(_render_entry(k, v[k], pad + "  "))
-        return lines
+    if isinstance(v, dict):  # a mapping whose values are all None reads back as {}, not None
+        inner = [line for k in sorted(v) for line in _render_entry(k, v[k], pad + "  ")]
+        return [f"{pad}{key}:", *inner] if inner else [f"{pad}{key}: {{}}"]
     return [f"{pad}{key}: {render_scalar(v)}"]

@@ -1,4 +1,4 @@
-"""Ids, slugs and titles (SPEC §4). Pure functions, no I/O.
+"""Ids, slugs and titles (README.md#how-it-works). Pure functions, no I/O.
 
 An id names a file inside a root, so every id that comes from outside (CLI argument, MCP argument,
 candidate field) passes `validate_id`: it must be a plain ASCII slug-like name, which rules out
@@ -16,6 +16,8 @@ MAX_TITLE = 70
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(1, 10)),
+                      *(f"lpt{n}" for n in range(1, 10))})
 
 
 def slugify(text: str, limit: int = MAX_ID) -> str:
@@ -24,7 +26,8 @@ def slugify(text: str, limit: int = MAX_ID) -> str:
     if len(slug) > limit:
         cut = slug[:limit]
         slug = cut.rsplit("-", 1)[0] if "-" in cut else cut
-    return slug.strip("-")
+    slug = slug.strip("-")
+    return f"{slug}-memory" if is_reserved(slug) else slug
 
 
 def validate_id(value: str) -> str:
@@ -43,7 +46,18 @@ def validate_id(value: str) -> str:
             f"memory id {value!r} has characters outside ASCII letters, digits, '.', '-', '_'",
             hint=hint,
         )
+    if is_reserved(value):
+        raise InvalidIdError(
+            f"memory id {value!r} is a Windows device name: a repository holding "
+            f"{value}.md cannot be checked out on Windows", hint=hint)
     return value
+
+
+def is_reserved(name: str) -> bool:
+    """True for Windows device names (con, prn, aux, nul, com1-9, lpt1-9), in any case and with
+    any extension (`nul.txt`), refused as ids on every platform so a memory repository stays
+    portable."""
+    return name.split(".", 1)[0].rstrip(" ").lower() in _DEVICES
 
 
 def split_ids(value: str) -> list[str]:

@@ -1,8 +1,9 @@
 """Integrity: compare memory files with `memory.hashes.json`, and re-approve hand edits.
 
 `verify` never changes anything. `rehash` is the human's explicit act of approving what is on disk
-now (SPEC §8): it shows each file it approves and refuses files that fail the safety scan unless
-the human passes `--accept-unsafe`. `rehash --merged` resolves a git merge conflict inside the
+now (docs/safety.md): it shows each file it approves and refuses files that fail the safety scan
+unless the human passes `--accept-unsafe`, and never approves a file that does not parse (a
+symlink, a FIFO, bad frontmatter). `rehash --merged` resolves a git merge conflict inside the
 hashes file by taking, for every path, the side whose hash matches the merged file, and lists
 what it cannot decide.
 """
@@ -11,15 +12,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.errors import EXIT_INTEGRITY, IntegrityError, InvalidMemoryError
+from engram.errors import (
+    EXIT_INTEGRITY,
+    IntegrityError,
+    InvalidMemoryError,
+    NotFoundError,
+)
 from engram.outcome import Diagnostic, Outcome
+from engram.storage import read_text
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
-from engram.store.repo import Store, sha256_bytes
-from engram.workspace import Roots
+from engram.store.repo import Store, parse_bytes, sha256_bytes
+from engram.workspace import Root, Roots
 
 OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID = (
     "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID")
@@ -40,54 +48,68 @@ class FileCheck:
         return d
 
 
-def check_root(store: Store) -> list[FileCheck]:
+# {rel: sha256} of files known to parse (a cache derived from bytes, e.g. the search index)
+Parsed = Callable[[Root], Mapping[str, str]]
+
+
+def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[FileCheck]:
+    """Every hashed file of a root against its approved hash. A file that does not parse is
+    INVALID whatever its hash; `parsed` ({rel: sha} of files known to parse) spares re-parsing
+    bytes that were parsed before, so a large store verifies in about the time it takes to
+    read and hash it."""
     scope = store.root.scope
     hashes = store.load_hashes()
+    known = parsed or {}
     checks: list[FileCheck] = []
-    for rel in store.hashed_files():
+    on_disk = store.hashed_files()
+    for rel in on_disk:
         try:
             data = store.read_bytes(rel)
-        except (InvalidMemoryError, OSError) as exc:
-            reason = exc.reason if isinstance(exc, InvalidMemoryError) else str(exc)
-            checks.append(FileCheck(scope, rel, INVALID, 1, reason))
+        except InvalidMemoryError as exc:
+            checks.append(FileCheck(scope, rel, INVALID, exc.line, exc.reason))
             continue
-        expected = hashes.get(rel)
-        if expected is None:
-            checks.append(FileCheck(scope, rel, MISSING_HASH))
-        elif expected != sha256_bytes(data):
-            checks.append(FileCheck(scope, rel, MISMATCH))
-        else:
+        sha = sha256_bytes(data)
+        if known.get(rel) != sha:
             try:
-                store.read(rel)
+                parse_bytes(data, rel, store.root)
             except InvalidMemoryError as exc:
                 checks.append(FileCheck(scope, rel, INVALID, exc.line, exc.reason))
                 continue
-            checks.append(FileCheck(scope, rel, OK))
-    on_disk = set(store.hashed_files())
-    checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in on_disk]
+        expected = hashes.get(rel)
+        status = MISSING_HASH if expected is None else OK if expected == sha else MISMATCH
+        checks.append(FileCheck(scope, rel, status))
+    present = set(on_disk)
+    checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in present]
     return checks
 
 
-def verify(roots: Roots) -> Outcome:
+def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = False) -> Outcome:
+    """Check every root; the text lists problems (every file with `every_file`) and a summary,
+    the data lists every file."""
     from engram.safety import printable, shown_name  # file names nobody reviewed, escaped
 
+    if not roots.existing():
+        raise NotFoundError(f"no memory root at {roots.workspace.path}"
+                            + (f" or {roots.global_root.path}" if roots.global_root else ""),
+                            hint="run `engram init` here, or pass --workspace DIR of a project "
+                            "that has one", code="root.missing")
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
     for root in roots.existing():
         try:
             Store(root).clean_stale_temp()
-            checks += check_root(Store(root))
+            checks += check_root(Store(root), parsed(root) if parsed is not None else None)
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
     problems = [c for c in checks if c.status != OK]
     lines = []
-    for c in checks:
+    for c in checks if every_file else problems:
         name = shown_name(c.file)  # file names are text nobody reviewed
         where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
         lines.append(f"{c.status:<12} {c.scope}:{where}")
     if problems or diags:
-        lines.append(f"{len(problems)} problem(s). Review the files, then run `engram rehash` "
-                     "to approve hand edits.")
+        lines.append(f"{len(problems)} problem(s) in {len(checks)} memory files. Review the "
+                     "files, then run `engram rehash` to approve hand edits.")
     else:
         lines.append(f"all {len(checks)} memory files match memory.hashes.json")
     lines += [f"error: {d.message}" for d in diags]
@@ -106,13 +128,14 @@ class _Rehash:
     """What one rehash approved, refused and shows."""
 
     changed: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # unsafe content
+    invalid: list[str] = field(default_factory=list)  # does not parse: never approved
     shown: list[str] = field(default_factory=list)
 
 
 def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
            accept_unsafe: bool = False, dry_run: bool = False) -> Outcome:
-    """Approve the files as they are now: the human's explicit act (SPEC §8).
+    """Approve the files as they are now: the human's explicit act (docs/safety.md).
 
     Every file about to be approved is shown (its text, secrets redacted, control characters
     escaped) and scanned; a file with a secret, personal data or an injection line is refused
@@ -130,9 +153,12 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 if wanted and stem not in wanted:
                     continue
-                if store.resolve(rel).is_symlink():
-                    continue  # never approve a symlink; verify keeps reporting it
-                data = store.read_bytes(rel)
+                try:  # never approve a symlink, a special file or a file that does not parse
+                    data = store.read_bytes(rel)
+                    parse_bytes(data, rel, root)
+                except InvalidMemoryError as exc:
+                    done.invalid.append(f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}")
+                    continue
                 digest = sha256_bytes(data)
                 if hashes.get(rel) != digest:
                     name = f"{root.scope}:{rel}"
@@ -154,20 +180,26 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     verb = "would rehash" if dry_run else "rehashed"
     lines = list(done.shown)
     lines += [f"{verb} {c}" for c in done.changed]
-    if not done.changed and not done.refused:
+    if not done.changed and not done.refused and not done.invalid:
         lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
     diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
     diags += [Diagnostic("integrity.unsafe", "error", f"not approved: {r}") for r in done.refused]
     lines += [f"warning: no memory with id {m}" for m in missing]
+    lines += [f"not approved (invalid): {r}" for r in done.invalid]
+    diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
+    if done.invalid:
+        lines.append(f"{len(done.invalid)} file(s) left unapproved because they do not parse: "
+                     "fix them by hand, then run `engram rehash` again")
     if done.refused:
         lines.append(f"{len(done.refused)} file(s) not approved: they hold a secret, personal "
                      "data or an injection line. Fix them, or, if you reviewed them and they "
                      "are meant to hold this, run `engram rehash --accept-unsafe`.")
+    bad = bool(done.refused or done.invalid)
     return Outcome(text="\n".join(lines), diagnostics=diags,
                    data={"changed": done.changed, "review": review, "refused": done.refused,
-                         "dry_run": dry_run},
-                   ok=not done.refused, exit_code=EXIT_INTEGRITY if done.refused else 0)
+                         "invalid": done.invalid, "dry_run": dry_run},
+                   ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0)
 
 
 PREVIEW_LINES = 40
@@ -206,7 +238,7 @@ def _author_emails(text: str) -> list[str]:
 
 def scan_memory_text(text: str) -> list[Any]:
     """Secrets, personal data and injection lines of a memory file, allowing the file's own
-    author e-mail (§8: e-mails are PII everywhere except the author fields)."""
+    author e-mail (docs/safety.md: e-mails are PII everywhere except the author fields)."""
     from engram.safety import scan_text  # compiling the rules is costly: only when scanning
 
     return list(scan_text(text, allow_emails=_author_emails(text)))
@@ -234,7 +266,7 @@ def _hashes_or_empty(store: Store, ids: list[str] | None) -> dict[str, str]:
 
 def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
     """Union of both sides of a conflicted hashes file; per path the hash matching the file."""
-    text = store.root.hashes_file.read_text(encoding="utf-8")
+    text = read_text(store.root.hashes_file)
     ours, theirs, in_ours, in_theirs = [], [], False, False
     for line in text.splitlines():
         if line.startswith("<<<<<<<"):
@@ -266,7 +298,6 @@ def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
 
 def _lenient_json(text: str) -> dict[str, str]:
     """Parse one side of a conflict; fix the trailing-comma damage a hunk split leaves."""
-    import re
 
     cleaned = re.sub(r",\s*([}\]])", r"\1", text)
     cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)

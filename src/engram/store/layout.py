@@ -1,4 +1,5 @@
-"""Create a root's layout (SPEC §3) idempotently, never rewriting a file a user may have edited.
+"""Create a root's layout (README.md#how-it-works) idempotently, never rewriting a file a user may
+have edited.
 
 Missing directories and files are created; `.gitignore` and `.gitattributes` only get the lines
 they lack appended. A second run changes nothing and says so.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root
 
@@ -30,7 +32,7 @@ def _ensure_lines(path_text: str | None, lines: tuple[str, ...]) -> str | None:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
         return None
 

@@ -1,4 +1,5 @@
-"""Rewrite legacy v1/v2 memory files (older TypeScript releases) as schema v3 (SPEC §4, §11.5).
+"""Rewrite legacy v1/v2 memory files (older TypeScript releases) as schema v3
+(README.md#how-it-works).
 
 The frontmatter becomes canonical v3 and the body stays byte-identical (`format.upgrade_text`).
 Each rewritten file first gets a `<file>.pre-v3.bak` copy of its old bytes, and the rewrite goes

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+from engram.workspace import Scope
+
 MemoryType = Literal["rule", "skill", "knowledge"]
-ScopeName = Literal["workspace", "global"]
 TYPES: tuple[MemoryType, ...] = ("rule", "skill", "knowledge")
 TYPE_DIR: dict[str, str] = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
 DIR_TYPE: dict[str, MemoryType] = {
@@ -41,7 +42,7 @@ class Memory(NamedTuple):
     body: str
     content: str
     rel_path: str
-    scope: ScopeName = "workspace"
+    scope: Scope = "workspace"
     variants: dict[str, str] = {}  # shared default: a Memory is never mutated in place
     schema_version: int = SCHEMA_VERSION
 

@@ -15,11 +15,12 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from engram import clock
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
+from engram.storage import open_regular, read_fd, read_text
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
 from engram.store.model import Memory
@@ -54,7 +55,7 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.stamp()
 
 
 class Store:
@@ -118,20 +119,21 @@ class Store:
         return target
 
     def read_bytes(self, rel: str) -> bytes:
-        """A memory file's bytes; symlinks are refused (O_NOFOLLOW), so nothing outside is read."""
+        """A memory file's bytes; symlinks are refused (O_NOFOLLOW), so nothing outside is read,
+        and only regular files are read (a FIFO or socket never blocks, `open_regular`)."""
         path = self.resolve_rel(rel)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = open_regular(path, follow=False)
+        except StorageError as exc:
+            raise InvalidMemoryError(rel, 1, exc.message.removeprefix(f"{path} ")
+                                     + "; move it out of the memory root") from exc
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise InvalidMemoryError(rel, 1, "memory files may not be symlinks; "
                                          "a symlink could point outside the memory root") from exc
             raise InvalidMemoryError(rel, 1, f"cannot read: {exc.strerror}") from exc
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise InvalidMemoryError(rel, 1, "not a regular file")
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                return f.read()
+            return read_fd(fd)
         finally:
             os.close(fd)
 
@@ -160,7 +162,7 @@ class Store:
 
     def load_hashes(self) -> dict[str, str]:
         try:
-            text = self.root.hashes_file.read_text(encoding="utf-8")
+            text = read_text(self.root.hashes_file)
         except FileNotFoundError:
             return {}
         try:
@@ -189,7 +191,7 @@ class Store:
     def append_changelog(self, lines: Sequence[str]) -> None:
         path = self.root.changelog_file
         try:
-            old = path.read_text(encoding="utf-8")
+            old = read_text(path)
         except FileNotFoundError:
             old = "# Engram changelog\n\n"
         if old and not old.endswith("\n"):

@@ -1,21 +1,23 @@
-"""Roles, rule variants and the other one-word settings (§9): checked workspace config writes.
+"""Settings writes: the one path from a checked value to a config file.
 
-`set_role`, `set_rule_variant`, `set_save_target`, `set_load_limit` and `set_read` change one key
-of the workspace root's `engram.config.json` (the project's own config, reviewed in git) through
-`config.set_value`, under the root lock, with `atomic_write`. A change that alters what `load`
-returns ends with the agent action line, so an agent refreshes its context. Reading settings is
-`Roots.settings()`; this module only writes.
+`write_config(path, changes)` is how every setting is stored (`engram config set`, `set-role`,
+`set-rule-variant`, `set-save-target`, `set-load-limit`, `set-read`, MCP `engram_set_role`):
+each value passes `config.set_value` (the one validation, `config.KEYS`), then the file is
+rewritten under the root lock with `atomic_write`. The `set_*` helpers change the workspace
+root's `engram.config.json` (the project's own config, reviewed in git); a change that alters
+what `load` returns ends with the agent action line, so an agent refreshes its context. Reading
+settings is `Roots.settings()`. Settings are not proposals: nothing here needs an approval.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from engram.config import KEYS, read_json_file, set_value
-from engram.errors import ConfigValueError, NotFoundError, UsageError
+from engram.config import KEYS, normalise_roles, read_json_file, set_value
+from engram.errors import ConfigValueError, NotFoundError
 from engram.outcome import Outcome
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import Roots
@@ -23,21 +25,11 @@ from engram.workspace import Roots
 AGENT_ACTION = ('Agent action: rerun engram load "<current task>" and replace earlier '
                 "Engram context.")
 VARIANT_CHOICES = ("off", "light", "balanced", "strict", "status")
-_ROLE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 
 
 def set_role(roots: Roots, roles: Sequence[str]) -> Outcome:
     """Store the visible roles; an empty list clears them."""
-    names: list[str] = []
-    for raw in roles:
-        for part in re.split(r"[,\s]+", str(raw).strip().lower()):
-            if not part:
-                continue
-            if not _ROLE.match(part):
-                raise UsageError(f"invalid role {part!r}", code="config.range",
-                                 hint="roles are short words: letters, digits, - _ .")
-            if part not in names:
-                names.append(part)
+    names = normalise_roles(roles)
     _write(roots, {"roles": names})
     shown = ", ".join(names) if names else "none (role-scoped memories are hidden)"
     return _changed(f"roles: {shown}", {"roles": names})
@@ -96,16 +88,20 @@ def _changed(text: str, data: dict[str, Any], *, action: bool = True) -> Outcome
 
 
 def _write(roots: Roots, changes: dict[str, Any]) -> None:
-    """Apply checked key changes to the workspace config; None removes a key (back to default)."""
     root = roots.workspace
     if not root.exists():
         raise NotFoundError(f"no Engram workspace at {root.path}",
                             hint="run `engram init` in the project first", code="not_found.root")
-    with root_lock(root.path):
-        data = read_json_file(root.config_file)
+    write_config(root.config_file, changes)
+
+
+def write_config(path: Path, changes: dict[str, Any]) -> None:
+    """Apply checked key changes to one config file; None removes a key (back to default)."""
+    with root_lock(path.parent):
+        data = read_json_file(path)
         for name, value in changes.items():
             data = _unset(data, name) if value is None else set_value(data, name, value)
-        atomic_write(root.config_file, json.dumps(data, indent=2, sort_keys=True) + "\n")
+        atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def _unset(data: dict[str, Any], name: str) -> dict[str, Any]:
