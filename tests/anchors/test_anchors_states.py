@@ -87,7 +87,7 @@ def test_edit_after_confirmation_is_changed_and_confirm_resets_it(
     assert code == 0, out
     assert stale_json(capsys)["counts"]["changed"] == 0
     code, out, _ = run_cli("verify", capsys=capsys)
-    assert code == 0
+    assert code == 0, out
     assert run_cli("stale", "--fail", capsys=capsys)[0] == 0
 
 

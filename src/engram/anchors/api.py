@@ -25,6 +25,12 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
     ws = roots.workspace
     if not ws.exists():
         return [], None
+    from engram.search.reader import approved_hashes
+    from engram.store.ids import is_valid_id
+
+    # Only approved memories are anchored (a file nobody approved is never shown, so its
+    # paths and id are not printed either), and the index row must have Engram's shapes.
+    approved = approved_hashes(ws)
     idx = RootIndex(ws)
     try:
         listed = idx.listed(DERIVED)
@@ -32,6 +38,8 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
         todo: list[tuple[str, str, str, list[Anchor]]] = []
         for row in listed:
             if row.lifecycle != "active" or row.tier == "working":
+                continue
+            if approved.get(row.rel) != row.sha or not is_valid_id(row.id):
                 continue
             if row.value is None and row.memory is not None:
                 found = candidates(row.memory.body, row.memory.meta)

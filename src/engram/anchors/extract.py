@@ -110,9 +110,17 @@ def encode(anchors: Iterable[Anchor]) -> str:
 
 
 def decode(text: str) -> list[Anchor]:
+    """The cache form back; the cache lives in the git-ignored index, so every line must be an
+    anchor `parse` itself would make, else it is dropped (a rewritten row carries no text)."""
     out = []
     for line in text.split("\n"):
-        if line:
-            path, kind, symbol, explicit = line.split("\t")
-            out.append(Anchor(path, kind, symbol, explicit == "1"))
+        fields = line.split("\t")
+        if len(fields) != 4:
+            continue
+        path, kind, symbol, explicit = fields
+        label = path + ("/" if kind == "dir" else "") + (f"::{symbol}" if symbol else "")
+        again = parse(label, explicit=explicit == "1")
+        if again is not None and again == Anchor(path, kind, symbol, explicit == "1") \
+                and not any(c.isspace() or not c.isprintable() for c in path):
+            out.append(again)
     return out

@@ -9,7 +9,7 @@ from typing import Any
 
 from engram.anchors.rewrite import rewrite_paths
 from engram.errors import InvalidMemoryError, StorageError
-from engram.store.repo import Store
+from engram.store.repo import Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots
 
 
@@ -23,14 +23,24 @@ def renames_of(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def drafts(roots: Roots, stale: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The candidates, made from the approved bytes of each memory only: `--force` writes them
+    without a preview, so a file changed since its approval (even for an instant, while it is
+    read here) must never lend them its text."""
+    from engram.search.reader import approved_hashes
+
     store = Store(roots.workspace)
+    approved = approved_hashes(roots.workspace)
     out: list[dict[str, Any]] = []
     for entry in stale:
         renames = renames_of(entry)
         if not renames:
             continue
+        rel = str(entry["file"])
         try:
-            m = store.read(str(entry["file"]))
+            data = store.read_bytes(rel)
+            if approved.get(rel) != sha256_bytes(data):
+                continue
+            m = parse_bytes(data, rel, roots.workspace)
         except (InvalidMemoryError, StorageError):
             continue
         text = rewrite_paths(m.content or m.title, renames)

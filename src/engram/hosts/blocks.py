@@ -103,6 +103,9 @@ def _toml_str(value: str) -> str:
     return tomlkit.string(value).as_string()
 
 
+PROPOSE_ONLY = ("engram_save", "engram_save_session", "engram_note")  # as hosts/gates.py
+
+
 def codex_block(argv: list[str]) -> str:
     """The managed block: the server table plus `approval_mode = "prompt"` for commit (§11.3)."""
     args = ", ".join(_toml_str(a) for a in argv[1:])
@@ -115,7 +118,10 @@ def codex_block(argv: list[str]) -> str:
         "# engram_commit writes memory: Codex must ask the human every time (never \"approve\").\n"
         "[mcp_servers.engram.tools.engram_commit]\n"
         'approval_mode = "prompt"\n'
-        f"{TOML.end}\n"
+        + "".join(f"\n# {t} only proposes (nothing durable): it may run unprompted.\n"
+                  f"[mcp_servers.engram.tools.{t}]\n"
+                  'approval_mode = "approve"\n' for t in PROPOSE_ONLY)
+        + f"{TOML.end}\n"
     )
 
 

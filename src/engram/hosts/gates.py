@@ -1,6 +1,7 @@
 """The host's own gate on Engram's tools: `engram_commit` must ask, read-only tools may run.
 
-`engram link` writes the host's permission rules next to its other edits (SPEC §11.3, issue #15):
+`engram link` writes the host's permission rules next to its other edits (SPEC §11.3, issue #15).
+"Read-only tools" below means READ_ONLY plus the propose-only tools (ALLOWED):
 
 - Claude Code: `permissions.ask` gets `mcp__engram__engram_commit`; `permissions.allow` gets the
   read-only tools (unless `--no-allow`). Claude evaluates deny, then ask, then allow, so the
@@ -22,13 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from engram.errors import HostConfigError
-from engram.hosts import jsonc
+from engram.hosts import blocks, jsonc
 from engram.hosts.files import Bench
 from engram.hosts.mcpconf import EMPTY_JSON, prune_created
 
 SERVER = "engram"
 COMMIT = "engram_commit"
 READ_ONLY = ("engram_load", "engram_search", "engram_route", "engram_status", "engram_verify")
+# Tools that only propose: they write nothing durable (a pending proposal outside the workspace,
+# or a dialog the human answers). Allowing them lets a headless or busy session still show the
+# human the exact candidates; `engram_commit` stays the gate.
+PROPOSE_ONLY = blocks.PROPOSE_ONLY
+ALLOWED = READ_ONLY + PROPOSE_ONLY
 CLAUDE_PREFIX = f"mcp__{SERVER}__"
 OPENCODE_PREFIX = f"{SERVER}_"
 GEMINI_POLICY = ".gemini/policies/engram.toml"
@@ -39,7 +45,7 @@ def claude_rules(allow: bool) -> list[tuple[str, str]]:
     """(list, rule) pairs for a Claude settings file."""
     rules = [("ask", CLAUDE_PREFIX + COMMIT)]
     if allow:
-        rules += [("allow", CLAUDE_PREFIX + t) for t in READ_ONLY]
+        rules += [("allow", CLAUDE_PREFIX + t) for t in ALLOWED]
     return rules
 
 
@@ -47,7 +53,7 @@ def opencode_rules(allow: bool) -> list[tuple[str, str]]:
     """(tool key, decision) pairs for OpenCode's `permission` object."""
     rules = [(OPENCODE_PREFIX + COMMIT, "ask")]
     if allow:
-        rules += [(OPENCODE_PREFIX + t, "allow") for t in READ_ONLY]
+        rules += [(OPENCODE_PREFIX + t, "allow") for t in ALLOWED]
     return rules
 
 
@@ -100,7 +106,7 @@ def put_gemini_allowed(bench: Bench, path: Path, allow: bool) -> None:
     keeps them). Commit gets no rule: Gemini's default for MCP tools is to ask (headless: the
     tool is withheld)."""
     if allow:
-        _put_items(bench, path, [(["tools", "allowed"], f"mcp_{SERVER}_{t}") for t in READ_ONLY])
+        _put_items(bench, path, [(["tools", "allowed"], f"mcp_{SERVER}_{t}") for t in ALLOWED])
 
 
 def put_opencode(bench: Bench, path: Path, allow: bool) -> str | None:
@@ -166,10 +172,10 @@ def gemini_policy(allow: bool) -> str:
         "priority = 900",
     ]
     if allow:
-        names = ", ".join(f'"{t}"' for t in READ_ONLY)
+        names = ", ".join(f'"{t}"' for t in ALLOWED)
         lines += [
             "",
-            "# Engram's read-only tools run without a prompt (also in headless `gemini -p`).",
+            "# Engram's read-only and propose-only tools run without a prompt (also headless).",
             "[[rule]]",
             f'mcpName = "{SERVER}"',
             f"toolName = [{names}]",

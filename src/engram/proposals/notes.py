@@ -29,7 +29,7 @@ from engram.store.fileio import root_lock
 from engram.store.format import render_memory
 from engram.store.ids import slugify, title_from_text, unique_id, validate_id
 from engram.store.model import AUTHORITY, TYPE_ALIASES, Memory
-from engram.store.repo import NOTE_DIR, Change, Store
+from engram.store.repo import NOTE_DIR, Change, Store, parse_bytes
 from engram.store.seal import NOTE_SEALS, note_seal, read_note_seals, render_note_seals, user_key
 from engram.workspace import Root, Roots, Scope
 
@@ -150,7 +150,8 @@ def working(roots: Roots, root: Root) -> Working:
             data = store.read_bytes(rel)
             sealed = hmac.compare_digest(out.seals.get(rel, ""),
                                          note_seal(key, root.path, rel, data))
-            note = store.read(rel) if sealed and name.endswith(".md") else None
+            # Parsed from the very bytes whose seal verified, never from a second read.
+            note = parse_bytes(data, rel, root) if sealed and name.endswith(".md") else None
         except (InvalidMemoryError, StorageError):
             note = None
         if note is not None and note.is_note:

@@ -153,21 +153,36 @@ def route(roots: Roots, task: str) -> Outcome:
     router, settings = open_router(roots)
     routed = router.route(task, settings.int("load.limit"))
     kind = classify(task)
-    entries = [{"id": routed.docs[k].id, "type": routed.docs[k].type,
-                "scope": routed.docs[k].scope, "score": round(routed.score_of(k), 4)}
-               for k in routed.selection.keys]
+    # What is listed comes from guarded reads, as in `load`: the index (git-ignored, so anyone
+    # could rewrite it) only picks the files; an unapproved file is named in a SKIPPED line.
+    reader = Reader(roots, default_scanner(), router.index)
+    router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
+    entries: list[dict[str, Any]] = []
+    skips: list[Skip] = []
+    for k in routed.selection.keys:
+        got = router.read(reader, routed.docs[k], router.policy.hidden_reason)
+        skips += [s for s in (got.skip, *got.others) if s is not None and s not in skips]
+        m = got.memory
+        if m is None or any(e["id"] == m.id and e["scope"] == m.scope for e in entries):
+            continue
+        entries.append({"id": m.id, "type": m.type, "scope": m.scope,
+                        "score": round(routed.score_of(k), 4)})
     lines = [f"task type: {kind.task_type} (confidence {kind.confidence})"]
+    lines += [s.line for s in skips]
     if entries:
         lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score {e['score']:.2f}"
                   for i, e in enumerate(entries, 1)]
-    else:
+    elif not skips:
         lines.append((explain_mod.empty_text(routed)
                       + explain_mod.no_root_text(roots)).rstrip("\n"))
-    return Outcome(text="\n".join(lines) + "\n",
-                   data={"entries": entries, "task_type": kind.task_type,
-                         "confidence": kind.confidence},
+    data: dict[str, Any] = {"entries": entries, "task_type": kind.task_type,
+                            "confidence": kind.confidence}
+    if skips:
+        data["skipped"] = [{"file": s.name, "reason": s.shown_reason} for s in skips]
+    return Outcome(text="\n".join(lines) + "\n", data=data,
                    diagnostics=explain_mod.graph_diagnostics(routed)
-                   + explain_mod.root_diagnostics(roots))
+                   + explain_mod.root_diagnostics(roots)
+                   + [Diagnostic("load.skipped", "warn", s.line) for s in skips])
 
 
 def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
@@ -187,10 +202,14 @@ def search(roots: Roots, query: str, limit: int = 10) -> Outcome:
     router.prefetch(reader, [docs[c.key] for c in ranked])
     entries, lines = [], []
     for c in ranked:
-        d = docs[c.key]
-        entries.append({"id": d.id, "type": d.type, "scope": d.scope, "score": round(c.score, 4)})
-        got = router.read(reader, d, router.policy.search_hidden_reason)
-        lines.append(explain_mod.search_line(d, c, got, terms))
+        got = router.read(reader, docs[c.key], router.policy.search_hidden_reason)
+        if got.memory is None and got.skip is None:
+            continue  # the id's approved file is hidden from search: nothing to show
+        lines.append(explain_mod.search_line(c, got, terms))
+        if got.memory is not None:  # id, type and scope of the approved bytes, not the index
+            m = got.memory
+            entries.append({"id": m.id, "type": m.type, "scope": m.scope,
+                            "score": round(c.score, 4)})
     if not entries:
         lines = [(explain_mod.empty_text_for_search(terms)
                   + explain_mod.no_root_text(roots)).rstrip("\n")]

@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 from engram.search.rank import COLUMNS, MIN_PREFIX, WEIGHTS, kind_words
 from engram.search.terms import STOP_WORDS, stems
 from engram.search.visibility import Policy
-from engram.store.model import Memory
+from engram.store.ids import is_valid_id
+from engram.store.model import TYPES, Memory
 
 DDL = f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS route_fts USING fts5({", ".join(COLUMNS)},
@@ -128,10 +129,41 @@ def _split(raw: str) -> tuple[str, ...]:
     return tuple(raw.split(_SEP)) if raw else ()
 
 
+# The index lives in the git-ignored `.cache/`: anything that can write the workspace can rewrite
+# a row, and ids, types, tags and prerequisites of rows reach printed text (route and search
+# lines, explain, narrowing hints, dependency warnings). A row only hands on values of the
+# shapes Engram itself writes there (the id rule of store/ids.py), so a rewritten row can
+# misroute, never carry sentences, markup or line breaks into an agent's context.
+_TAG = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,64}")
+_TYPES = frozenset(TYPES)
+
+
 def _doc(scope: str, r: Sequence[Any]) -> Doc:
     """A Doc from `rowid, *ROW_COLS`, stored ready to use (`row_values`)."""
-    return Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7], r[8],
-               r[9], r[10], _split(r[11]), _split(r[12]), r[13], r[14])
+    d = Doc(r[0], scope, r[1], r[2], r[3], r[4], r[5], tuple(r[6].split()), r[7], r[8],
+            r[9], r[10], _split(r[11]), _split(r[12]), r[13], r[14])
+    shape = (r[2], r[3], r[11], r[12])
+    if shape in _SHAPED:  # checked before in this process (the same row, loaded again)
+        return d
+    if not is_valid_id(d.id) or d.type not in _TYPES \
+            or not all(map(is_valid_id, d.depends_on)) \
+            or any(not _TAG.fullmatch(x) for x in d.tags):
+        return _clean(d)
+    if len(_SHAPED) >= 65536:
+        _SHAPED.clear()
+    _SHAPED.add(shape)
+    return d
+
+
+_SHAPED: set[tuple[str, str, str, str]] = set()
+
+
+def _clean(d: Doc) -> Doc:
+    """A row Engram did not write as it is: keep only what has Engram's shapes."""
+    mid = d.id if is_valid_id(d.id) else f"invalid-row-{d.rowid}"
+    return d._replace(id=mid, type=d.type if d.type in _TYPES else "knowledge",
+                      depends_on=tuple(x for x in d.depends_on if is_valid_id(x)),
+                      tags=tuple(x for x in d.tags if _TAG.fullmatch(x)))
 
 
 # SQL below is built from this module's constant names and `?` placeholders only (hence noqa S608).

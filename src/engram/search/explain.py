@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from engram.outcome import Diagnostic
-from engram.search.docs import Doc
 from engram.search.pack import Pack, summary
 from engram.search.rank import Candidate
 from engram.search.reader import Read
@@ -125,16 +124,18 @@ def graph_diagnostics(routed: Routed) -> list[Diagnostic]:
     return diags
 
 
-def search_line(d: Doc, c: Candidate, got: Read, terms: list[str]) -> str:
-    """`id (type, scope) score: snippet`; a file the guard refuses shows why instead."""
+def search_line(c: Candidate, got: Read, terms: list[str]) -> str:
+    """`id (type, scope) score: snippet` from the guarded read (never from the index row, which
+    anything that writes the workspace could rewrite); a refused file shows why instead."""
+    m = got.memory
+    if m is None:
+        return f"{got.skip.line if got.skip else 'SKIPPED: unreadable'} (score {c.score:.2f})"
     flags = "".join(f" [{f}]" for f in (
-        "low confidence" if d.confidence == "low" else "",
-        d.lifecycle if d.lifecycle != "active" else "",
-        "working note" if d.is_note else "") if f)
-    head = f"{d.id} ({d.type}, {d.scope}) {c.score:.2f}{flags}"
-    if got.memory is None:
-        return f"{head}: {got.skip.line if got.skip else 'unreadable'}"
-    return f"{head}: {snippet(got.memory, c.matched or terms)}"
+        "low confidence" if m.confidence == "low" else "",
+        m.lifecycle if m.lifecycle != "active" else "",
+        "working note" if m.is_note else "") if f)
+    head = f"{m.id} ({m.type}, {m.scope}) {c.score:.2f}{flags}"
+    return f"{head}: {snippet(m, c.matched or terms)}"
 
 
 def snippet(m: Memory, terms: list[str], width: int = 100) -> str:

@@ -21,7 +21,8 @@ from engram.progress import Progress
 from engram.search import docs
 from engram.search.index_file import memory_from_json, memory_to_json, open_index
 from engram.search.visibility import Policy
-from engram.store.model import Memory
+from engram.store.ids import is_valid_id
+from engram.store.model import TYPES, Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
 
@@ -316,9 +317,21 @@ class RootIndex:
                             (derived, len(kind), kind))
 
     def invalid(self) -> list[InvalidMemoryError]:
+        """Files that do not parse. The index only says which ones: each is parsed again, so
+        the reason printed is the file's own, never text a rewritten (git-ignored) row holds."""
         self.ensure_fresh()
-        return [InvalidMemoryError(r, ln, e) for r, e, ln in self.db.execute(
-            "SELECT rel, error, error_line FROM files WHERE error IS NOT NULL ORDER BY rel")]
+        store = Store(self.root)
+        listed = store.stat_listing()
+        out: list[InvalidMemoryError] = []
+        for (rel,) in self.db.execute("SELECT rel FROM files WHERE error IS NOT NULL "
+                                      "ORDER BY rel").fetchall():
+            if rel not in listed:
+                continue
+            try:
+                store.read(rel)
+            except InvalidMemoryError as exc:
+                out.append(exc)
+        return out
 
     def duplicate_ids(self) -> dict[str, list[str]]:
         """Ids that more than one indexed file declares, with those files (search/claims.py
@@ -329,13 +342,17 @@ class RootIndex:
                                "ORDER BY id, rel")
         out: dict[str, list[str]] = {}
         for mid, rel in rows:
-            out.setdefault(str(mid), []).append(str(rel))
+            if is_valid_id(mid):  # a rewritten (git-ignored) row names no sentence
+                out.setdefault(str(mid), []).append(str(rel))
         return out
 
     def counts(self) -> dict[str, Any]:
         self.ensure_fresh()
-        by_type = dict(self.db.execute("SELECT type, count(*) FROM mem GROUP BY type").fetchall())
-        by_tier = dict(self.db.execute("SELECT tier, count(*) FROM mem GROUP BY tier").fetchall())
+        # Counted from the git-ignored index: only values of Engram's own shapes are names.
+        by_type = {t: n for t, n in self.db.execute(
+            "SELECT type, count(*) FROM mem GROUP BY type") if t in TYPES}
+        by_tier = {t: n for t, n in self.db.execute(
+            "SELECT tier, count(*) FROM mem GROUP BY tier") if t in ("durable", "working")}
         return {"by_type": by_type, "by_tier": by_tier}
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ index holds active files and notes), so `load --id` can still show them with a w
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -59,8 +60,8 @@ def scanner_version() -> str:
 
 # What the guarded read trusts is read by this process, never taken from the derived index
 # (a git-ignored file that anything could rewrite without a diff): the index only chooses which
-# files to read. Both caches below live in this process, so a long-lived server pays for them
-# once per change.
+# files to read, and the clean-scan verdicts it caches carry a MAC under the user's key. Both
+# caches below live in this process, so a long-lived server pays for them once per change.
 #
 # Memories parsed from the bytes whose hash the guard just checked, by root, path and that hash.
 # A Memory is never mutated, so sharing one is safe.
@@ -127,6 +128,7 @@ class Reader:
         self._roots: dict[str, Root] | None = None
         self._parts: dict[str, RootIndex] | None = None
         self._seals: dict[str, Mapping[str, str]] = {}
+        self._mac_key: bytes | None = None
 
     def root(self, scope: str) -> Root | None:
         """The root of a scope, if it exists (looked up once per command)."""
@@ -190,8 +192,8 @@ class Reader:
             hashes: Mapping[str, str] = {rel: sha}
         else:
             hashes = approved_hashes(root)
-        version = scanner_version()
-        clean = facts is not None and not stale and facts.scanned == version
+        mark = self._clean_mark(root, sha)
+        clean = bool(mark) and facts is not None and not stale and facts.scanned == mark
         skip = check(rel, data, hashes, None if clean else self.scan, display=shown, sha=sha)
         if skip is not None and skip.reason.startswith(_HASH_SKIPS):
             # A commit may be half-way: its file renamed, its hash not yet recorded. Wait for
@@ -201,9 +203,26 @@ class Reader:
             stale = facts is not None and facts.sha != sha
         if skip is not None:
             return Read(None, skip=skip, sha=sha, stale=stale), data
-        if part is not None and not clean and self.scan is not None:
-            part.record_clean(sha, version)
+        if part is not None and not clean and self.scan is not None and mark:
+            part.record_clean(sha, self._clean_mark(root, sha))
         return Read(None, sha=sha, stale=stale), data
+
+    def _clean_mark(self, root: Root, sha: str) -> str:
+        """What the index keeps for bytes that passed the content scan: a MAC under the user's
+        key over the root, the bytes' hash and the scanner version. The index lives in the
+        git-ignored `.cache/`, which anything that writes the workspace can rewrite; a row it
+        wrote must never let a file skip the scan. "" (always scan) when there is no key."""
+        if self._mac_key is None:
+            from engram.store.seal import user_key
+
+            try:
+                self._mac_key = user_key(self.roots.state_dir, self.roots.project)
+            except (EngramError, OSError):
+                self._mac_key = b""
+        if not self._mac_key:
+            return ""
+        msg = f"scan-clean\0{root.path}\0{sha}\0{scanner_version()}".encode()
+        return hashlib.blake2b(msg, key=self._mac_key, digest_size=16).hexdigest()
 
     def _unsealed(self, root: Root, rel: str, data: bytes) -> str:
         """Why a working/ file is not a note Engram wrote, or "" when its seal verifies."""

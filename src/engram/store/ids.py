@@ -30,6 +30,11 @@ def slugify(text: str, limit: int = MAX_ID) -> str:
     return f"{slug}-memory" if is_reserved(slug) else slug
 
 
+def is_valid_id(value: object) -> bool:
+    """Whether `value` has the shape of a memory id (cheap; no error to build)."""
+    return isinstance(value, str) and _ID_RE.fullmatch(value) is not None and len(value) <= 200
+
+
 def validate_id(value: str) -> str:
     """Return `value` if it is a safe memory id, else raise InvalidIdError saying why."""
     hint = "use a slug such as `run-tests-before-release` (letters, digits, '-', '_', '.')"

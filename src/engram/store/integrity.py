@@ -4,8 +4,9 @@
 now (docs/safety.md): it shows each file it approves and refuses files that fail the safety scan
 unless the human passes `--accept-unsafe`, and never approves a file that does not parse (a
 symlink, a FIFO, bad frontmatter). `rehash --merged` resolves a git merge conflict inside the
-hashes file by taking, for every path, the side whose hash matches the merged file, and lists
-what it cannot decide.
+hashes file: a hash both sides agree on stands; every other file (a side's hash inside a
+conflict hunk, which anything that can write the workspace could have written) is shown and
+scanned like a hand edit before it is approved, and a file matching neither side is listed.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from engram.store.ids import validate_id
 from engram.store.repo import Store, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots
 
-OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID = (
-    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID")
+OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN = (
+    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID", "HIDDEN")
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class FileCheck:
         d: dict[str, object] = {"scope": self.scope, "file": self.file, "status": self.status}
         if self.status == INVALID:
             d.update(line=self.line, reason=self.reason)
+        if self.status == HIDDEN:
+            d.update(reason=self.reason)
         return d
 
 
@@ -83,6 +86,17 @@ def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[Fi
     return checks
 
 
+def _hidden(store: Store, diags: list[Diagnostic]) -> list[FileCheck]:
+    """Memory files (and the hashes file) that git review would not show: editing one together
+    with its hash would then go unseen (store/gitreview.py)."""
+    from engram.store.gitreview import hidden
+
+    found, note = hidden(store.path, store.hashed_files())
+    if note:
+        diags.append(Diagnostic("integrity.not_in_git", "info", f"{store.root.scope}: {note}"))
+    return [FileCheck(store.root.scope, rel, HIDDEN, 0, why) for rel, why in sorted(found.items())]
+
+
 def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = False) -> Outcome:
     """Check every root; the text lists problems (every file with `every_file`) and a summary,
     the data lists every file."""
@@ -95,10 +109,12 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
                             "that has one", code="root.missing")
     checks: list[FileCheck] = []
     diags: list[Diagnostic] = []
+    notes: list[Diagnostic] = []  # information, not problems
     for root in roots.existing():
         try:
             Store(root).clean_stale_temp()
             checks += check_root(Store(root), parsed(root) if parsed is not None else None)
+            checks += _hidden(Store(root), notes)
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
     problems = [c for c in checks if c.status != OK]
@@ -106,14 +122,19 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
     for c in checks if every_file else problems:
         name = shown_name(c.file)  # file names are text nobody reviewed
         where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
+        if c.status == HIDDEN:
+            where = f"{name}: {c.reason}"
         lines.append(f"{c.status:<12} {c.scope}:{where}")
+    files = sum(c.status != HIDDEN for c in checks)
     if problems or diags:
-        lines.append(f"{len(problems)} problem(s) in {len(checks)} memory files. Review the "
+        lines.append(f"{len(problems)} problem(s) in {files} memory files. Review the "
                      "files, then run `engram rehash` to approve hand edits.")
     else:
-        lines.append(f"all {len(checks)} memory files match memory.hashes.json")
+        lines.append(f"all {files} memory files match memory.hashes.json")
     lines += [f"error: {d.message}" for d in diags]
+    lines += [f"note: {d.message}" for d in notes]
     bad = bool(problems or diags)
+    diags += notes
     diags += [Diagnostic(f"integrity.{c.status.lower().replace(' ', '_')}", "error",
                          f"{c.scope}:{c.file}") for c in problems]
     return Outcome(
@@ -147,7 +168,9 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     for root in roots.existing():
         store = Store(root)
         with root_lock(root.path):
-            hashes = _merged_hashes(store, review) if merged else _hashes_or_empty(store, ids)
+            from_merge: dict[str, str] = {}
+            hashes = _merged_hashes(store, review, from_merge) if merged \
+                else _hashes_or_empty(store, ids)
             on_disk = store.hashed_files()
             for rel in on_disk:
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
@@ -163,7 +186,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                 if hashes.get(rel) != digest:
                     name = f"{root.scope}:{rel}"
                     if _review(done, name, data, new=rel not in hashes,
-                               accept_unsafe=accept_unsafe):
+                               accept_unsafe=accept_unsafe, state=from_merge.get(rel, "")):
                         hashes[rel] = digest
                         done.changed.append(name)
             for rel in [r for r in hashes if r not in on_disk]:
@@ -202,22 +225,18 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                    ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0)
 
 
-PREVIEW_LINES = 40
-
-
-def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool) -> bool:
-    """Show one file about to be approved and scan it; False when it must not be approved."""
+def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool,
+            state: str = "") -> bool:
+    """Show one file about to be approved (all of it: a cut preview would let an edit hide
+    below the cut) and scan it; False when it must not be approved."""
     from engram.safety import describe, printable, redact
 
     text = data.decode("utf-8", errors="replace")
     findings = scan_memory_text(text)
-    state = "new file, never approved" if new else "changed since it was approved"
+    state = state or ("new file, never approved" if new else "changed since it was approved")
     done.shown.append(f"--- {name} ({state})")
     shown, _ = redact(text, allow_emails=_author_emails(text))
-    body = shown.splitlines()
-    done.shown += [f"  | {printable(ln)}" for ln in body[:PREVIEW_LINES]]
-    if len(body) > PREVIEW_LINES:
-        done.shown.append(f"  | … {len(body) - PREVIEW_LINES} more line(s)")
+    done.shown += [f"  | {printable(ln)}" for ln in shown.splitlines()]
     if findings:
         found = describe(findings).replace("\n", "; ")
         if not accept_unsafe:
@@ -264,8 +283,11 @@ def _hashes_or_empty(store: Store, ids: list[str] | None) -> dict[str, str]:
         return {}  # a full rehash rebuilds a broken hashes file from the reviewed files
 
 
-def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
-    """Union of both sides of a conflicted hashes file; per path the hash matching the file."""
+def _merged_hashes(store: Store, review: list[str], from_merge: dict[str, str]
+                   ) -> dict[str, str]:
+    """The hashes both sides of a conflicted hashes file agree on. Every other path of a side
+    goes to `from_merge` (its file matches that side: shown and scanned before approval) or to
+    `review` (its file matches neither side); paths that are not memory files are dropped."""
     text = read_text(store.root.hashes_file)
     ours, theirs, in_ours, in_theirs = [], [], False, False
     for line in text.splitlines():
@@ -281,19 +303,22 @@ def _merged_hashes(store: Store, review: list[str]) -> dict[str, str]:
             if not in_ours:
                 theirs.append(line)
     sides = [_lenient_json("\n".join(s)) for s in (ours, theirs)]
-    result: dict[str, str] = {}
-    for rel in sorted(set(sides[0]) | set(sides[1])):
-        options = {s[rel] for s in sides if rel in s}
-        path = store.path / rel
-        actual = sha256_bytes(path.read_bytes()) if path.is_file() else None
-        if actual is not None and actual in options:
-            result[rel] = actual
-        elif len(options) == 1 and actual is None:
+    agreed = {rel: h for rel, h in sides[0].items() if sides[1].get(rel) == h}
+    on_disk = set(store.hashed_files())
+    for rel in sorted((set(sides[0]) | set(sides[1])) - set(agreed)):
+        if rel not in on_disk:
             continue
+        options = {s[rel] for s in sides if rel in s}
+        try:
+            actual = sha256_bytes(store.read_bytes(rel))
+        except InvalidMemoryError:
+            actual = None
+        if actual in options:
+            which = "HEAD" if sides[0].get(rel) == actual else "the merged branch"
+            from_merge[rel] = f"from the merge conflict: matches the {which} side"
         else:
             review.append(rel)
-            result.update({rel: sorted(options)[0]})
-    return result
+    return agreed
 
 
 def _lenient_json(text: str) -> dict[str, str]:

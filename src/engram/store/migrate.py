@@ -3,9 +3,11 @@
 
 The frontmatter becomes canonical v3 and the body stays byte-identical (`format.upgrade_text`).
 Each rewritten file first gets a `<file>.pre-v3.bak` copy of its old bytes, and the rewrite goes
-through `Store.write_files`, so hashes and the changelog stay consistent. A file whose hash
-disagrees with its bytes is a hand edit nobody approved yet: it is reported, never migrated
-(re-hashing it here would approve it silently). Running it twice changes nothing the second time.
+through `Store.write_files`, so hashes and the changelog stay consistent. Only approved files are
+migrated: a file whose hash disagrees with its bytes (a hand edit) or that has no hash at all (a
+file nobody approved, e.g. one dropped into `rules/` by hand) is reported, never migrated, since
+rewriting it here would record a hash for it and so approve it silently (issue 16). Running it
+twice changes nothing the second time.
 """
 
 from __future__ import annotations
@@ -51,9 +53,11 @@ def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
             if memory.schema_version >= SCHEMA_VERSION:
                 continue
             expected = hashes.get(rel)
-            if expected is not None and expected != sha256_bytes(data):
-                out.append(Migration(root.scope, rel, "skipped: hand-edited since approval "
-                                     "(review it, run `engram rehash`, then upgrade)"))
+            if expected != sha256_bytes(data):
+                why = "never approved (no hash)" if expected is None else \
+                    "hand-edited since approval"
+                out.append(Migration(root.scope, rel, f"skipped: {why} (review it, run "
+                                     f"`engram rehash {memory.id}`, then upgrade)"))
                 continue
             out.append(Migration(root.scope, rel, "planned" if plan else "migrated"))
             if not plan:
