@@ -23,7 +23,23 @@ def test_free_slots_take_the_best_memorys_tag_siblings(project: Path) -> None:
         tags=["setup"])
     put(root, "postgres-version", "knowledge", "- Cloud SQL runs Postgres 15.",
         title="Database version", tags=["postgres", "cloud-sql"])
-    out = load(resolve(), query="drop the legacy_status column from loads", explain=True)
+    out = load(resolve(), query="drop the legacy_status column from loads and migrate",
+               explain=True)
     keys = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
     assert keys == ["expand-contract", "local-dev-setup", "add-db-migration"]
     assert "shares tags with expand-contract" in out.text
+
+
+def test_a_sibling_without_a_task_word_is_never_selected(project: Path) -> None:
+    """SPEC §6.1: a secondary signal (here shared tags) never selects a memory that shares no
+    word with the task."""
+    root = project / ".agents" / ".engram"
+    root.mkdir(parents=True)
+    put(root, "expand-contract", "rule", "- Never remove a column in one release: expand, "
+        "migrate readers, then contract.", title="Columns change in two releases",
+        tags=["postgres", "migration", "schema"], triggers=["drop column"])
+    put(root, "add-db-migration", "skill", "- Write the goose file, run it locally, commit.",
+        title="Write a goose file", tags=["postgres", "migration", "goose", "schema"])
+    out = load(resolve(), query="drop the legacy_status column from loads")
+    keys = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
+    assert keys == ["expand-contract"]

@@ -309,6 +309,21 @@ def near_terms(conn: sqlite3.Connection, word: str, prefix: int) -> list[tuple[s
         (head, head + "\uffff", len(word) - 1, len(word) + 1))]
 
 
+def phrase_rows(conn: sqlite3.Connection, match: str, rowids: Sequence[int]) -> set[int]:
+    """Which of these rows match the FTS expression (the task's word pairs as phrases)."""
+    marks = ", ".join("?" * len(rowids))
+    return {int(r[0]) for r in conn.execute(
+        f"SELECT rowid FROM route_fts WHERE route_fts MATCH ? AND rowid IN ({marks})",  # noqa: S608
+        (match, *rowids))}
+
+
+def holds_term(conn: sqlite3.Connection, term: str) -> bool:
+    """Whether some indexed memory holds exactly this stem (one read of the term list)."""
+    _vocab(conn)
+    return conn.execute("SELECT 1 FROM temp.route_vocab WHERE term = ?",
+                        (term,)).fetchone() is not None
+
+
 def doc_freq(conn: sqlite3.Connection, anchors: Sequence[str], n: int) -> dict[str, int]:
     """How many indexed memories hold each anchor the way the MATCH query meets it (exact, long
     ones also as a prefix), capped at `n` memories. Hidden rows count too: this measures how

@@ -35,6 +35,10 @@ RECENCY_DAYS = 365
 # A candidate scoring below this fraction of the best one is noise from a passing word; the
 # pack stays small when one subject clearly wins.
 RELATIVE_FLOOR = 0.4
+# A candidate holding two neighbouring task words side by side ("api key", "feature flag") is
+# more likely about the task than one holding them apart; applied after the floor, so it only
+# reorders what the floor kept (applied before it, the boosted top cut second subjects).
+PHRASE_BOOST = 0.25
 MATCHED_FOR = 16  # candidates whose matched anchors are reported
 NEIGHBOUR_BOOST = 2.0  # score × (1 + 2·support), support in [0, 1]
 
@@ -68,6 +72,11 @@ def match_expression(anchors: Sequence[str]) -> str:
         # that merely starts the same way (`sent` vs `sentry`).
         parts.append(f'"{a}" OR "{a}"*' if len(a) >= MIN_PREFIX else f'"{a}"')
     return " OR ".join(parts)
+
+
+def phrase_expression(pairs: Sequence[tuple[str, str]]) -> str:
+    """An FTS5 MATCH string: OR of the word pairs as phrases (`"api key" OR "key rotat"`)."""
+    return " OR ".join(f'"{a} {b}"' for a, b in pairs if a.isalnum() and b.isalnum())
 
 
 def with_context(expr: str, context: Sequence[str]) -> str:
@@ -172,9 +181,11 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
 
 
 def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
-           floor: float = RELATIVE_FLOOR) -> list[Candidate]:
+           floor: float = RELATIVE_FLOOR,
+           phrased: Collection[str] = frozenset()) -> list[Candidate]:
     """Apply the boosts and return candidates best first (ties: workspace, then id): those at
-    or above `floor` × the best score, then the ones aspect coverage brings back."""
+    or above `floor` × the best score, then the ones aspect coverage brings back, reordered by
+    `PHRASE_BOOST` for the keys in `phrased` (candidates holding a pair of task words)."""
     support = neighbour_support(cands)
     needles = [needle(a) for a in anchors]
     for c in cands:
@@ -187,6 +198,11 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
         kept = [c for c in ordered if c.score >= cut]
         kept += aspects(ordered[len(kept):], kept, needles)
         ordered = kept
+    if phrased:
+        for c in ordered:
+            if c.key in phrased:
+                c.score *= 1.0 + PHRASE_BOOST
+        ordered.sort(key=lambda c: (-c.score, c.scope != "workspace", c.id))
     return ordered
 
 

@@ -28,20 +28,20 @@ from engram.search.rank import (
     mark_matched,
     match_expression,
     needle,
+    phrase_expression,
     rerank,
     tag_text,
     with_context,
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
+from engram.search.spelling import SPELL_PREFIX, respell
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import one_edit, stems
+from engram.search.terms import stems, word_pairs
 from engram.search.visibility import Policy, make_policy
 from engram.workspace import Roots
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
-SPELL_MIN = 6  # unknown anchors this long are matched to a stored term one edit away
-SPELL_PREFIX = 3
 SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
@@ -190,13 +190,28 @@ class Router:
                 else self.policy.hidden_reason(d))
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
-             head_size: int = MATCHED_FOR) -> list[Candidate]:
+             head_size: int = MATCHED_FOR,
+             pairs: list[tuple[str, str]] | None = None) -> list[Candidate]:
         cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
                            d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
                  for d, score in found]
-        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today))
+        ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today),
+                        phrased=self._phrased(pairs or [], found))
         mark_matched(ranked[:head_size], terms)
         return ranked
+
+    def _phrased(self, pairs: list[tuple[str, str]],
+                 found: list[tuple[Doc, float]]) -> set[str]:
+        """Keys of the found memories that hold one of the word pairs side by side."""
+        expr = phrase_expression(pairs)
+        if not expr or not found:
+            return set()
+        out: set[str] = set()
+        for scope, part in self.parts.items():
+            mine = {d.rowid: d.key for d, _ in found if d.scope == scope}
+            if mine:
+                out |= {mine[r] for r in docs.phrase_rows(part.db, expr, list(mine))}
+        return out
 
     def doc_freq(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Document frequency of each anchor and the memory count, over every root."""
@@ -218,7 +233,8 @@ class Router:
         routed.docs = {d.key: d for d, _ in found}
         # Every reranked candidate may reach the pack, so all of them get their matches; the
         # role context only reorders: a memory that matched no anchor goes.
-        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found))
+        ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found),
+                                       pairs=word_pairs(task))
                   if found_by_task(c, routed.anchors)]
         if ranked:
             df, n = self.doc_freq(routed.anchors)
@@ -240,7 +256,8 @@ class Router:
         The second channel for implied sub-tasks: a memory's author tags it with the topics it
         belongs to, so the memory that names the task ("drop column" → expand-contract) brings
         the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
-        selection then adds that one's `depends_on`. The task need not name it."""
+        selection then adds that one's `depends_on`. A sibling must still share a word with the
+        task (SPEC §6.1: a secondary signal never selects a memory without anchor overlap)."""
         best = ranked[0]
         if len(best.tags) < SIBLING_TAGS:
             return []
@@ -252,10 +269,14 @@ class Router:
             tags = frozenset(map(str.lower, d.tags))
             if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
                 continue
+            cand = Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
+                             d.strong_text, d.tag_text, d.updated, tags)
+            mark_matched([cand], routed.anchors)
+            if not found_by_task(cand, routed.anchors):
+                continue  # SPEC §6.1: a secondary signal never selects without anchor overlap
             routed.docs.setdefault(d.key, d)
             routed.sibling_of[d.key] = best.id
-            out.append(Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
-                                 d.strong_text, d.tag_text, d.updated, tags))
+            out.append(cand)
             if len(out) == room:
                 break
         # A sibling may be one that evidence pruning judged off topic for the task's words;
@@ -265,21 +286,21 @@ class Router:
         return out
 
     def _respell(self, anchors: list[str]) -> list[str]:
-        """A long anchor no memory holds becomes the most common stored term one edit away
-        (`databs` → `databas`, `kuberent` → `kubernet`); the rest stay as they are.
-
-        The term must share the anchor's first `SPELL_PREFIX` letters (typos rarely start a
-        word, and the vocabulary is read by range); short words have too many neighbours."""
+        """Unknown long anchors as the stored words they misspell or join (spelling.py)."""
         df, _ = self.doc_freq(anchors)
-        out = []
-        for a in anchors:
-            if df.get(a, 0) or len(a) < SPELL_MIN or not a.isalpha():
-                out.append(a)
-                continue
-            near = [(n, t) for part in self.parts.values()
-                    for t, n in docs.near_terms(part.db, a, SPELL_PREFIX) if one_edit(a, t)]
-            out.append(max(near)[1] if near else a)
-        return list(dict.fromkeys(out))
+
+        def near(word: str) -> list[tuple[str, int]]:
+            return [tn for part in self.parts.values()
+                    for tn in docs.near_terms(part.db, word, SPELL_PREFIX)]
+
+        seen: dict[str, bool] = {}
+
+        def known(term: str) -> bool:
+            if term not in seen:
+                seen[term] = any(docs.holds_term(part.db, term) for part in self.parts.values())
+            return seen[term]
+
+        return respell(anchors, df, near, known)
 
     def route_all(self) -> Routed:
         """Every visible memory, rules first (`load --all`)."""

@@ -74,6 +74,19 @@ def anchors(query: str) -> list[str]:
     return list(seen)
 
 
+def word_pairs(query: str) -> list[tuple[str, str]]:
+    """Neighbouring anchor stems of a query as the index stores text (stop words dropped, so
+    "rotate the api key" gives `(rotat, api)`, `(api, key)`), distinct, in first-seen order:
+    the phrases a memory about the same thing is likely to contain word for word."""
+    seq = [(stem(t), is_meaningful(t)) for t in tokens(query)]
+    seq = [(s, ok) for s, ok in seq if s not in STOP_WORDS]
+    pairs: dict[tuple[str, str], None] = {}
+    for (a, a_ok), (b, b_ok) in zip(seq, seq[1:], strict=False):
+        if a_ok and b_ok and a != b and a.isalnum() and b.isalnum():
+            pairs.setdefault((a, b), None)
+    return list(pairs)
+
+
 def one_edit(a: str, b: str) -> bool:
     """Whether `b` is `a` with one letter changed, added or dropped, or two neighbours swapped."""
     if a == b or abs(len(a) - len(b)) > 1:
