@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.errors import StorageError
+from engram.store.fileio import contain
 from engram.workspace import ROOT_REL, Root, Roots
 
 DIRS = ("rules", "skills", "knowledge", "archive", "working", ".cache")
@@ -92,4 +93,8 @@ def ensure(roots: Roots) -> Roots:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise StorageError(f"refusing to use the memory root: {found[0].message}{more}",
                            hint=HINT, code=CODE)
+    # Checked now; a folder swapped for a link later fails the write (fileio walks from here).
+    contain(roots.workspace.path, roots.project)
+    if roots.global_root is not None and roots.global_root.path != roots.workspace.path:
+        contain(roots.global_root.path)
     return roots

@@ -10,7 +10,7 @@ from typing import Any
 
 from engram import clock
 from engram.outcome import Diagnostic, Outcome
-from engram.workspace import Roots
+from engram.workspace import Root, Roots
 
 
 def status(roots: Roots) -> Outcome:
@@ -58,11 +58,14 @@ def status(roots: Roots) -> Outcome:
                                     f"{root.scope}:{file}:{exc.line}: {reason}"))
         if duplicates:
             from engram.safety import shown_name as name
+            from engram.safety import withheld_id
         for mid, rels in duplicates.items():
             shown = [name(r) for r in rels]
-            data["duplicate_ids"].append({"scope": root.scope, "id": mid, "files": shown})
+            # An id is reviewed text only when an approved file declares it.
+            said = mid if _approved_any(root, rels) else withheld_id(mid)
+            data["duplicate_ids"].append({"scope": root.scope, "id": said, "files": shown})
             diags.append(Diagnostic("memory.duplicate_id", "warn",
-                                    f"{root.scope}: id {mid} is declared by {', '.join(shown)};"
+                                    f"{root.scope}: id {said} is declared by {', '.join(shown)};"
                                     " loads show the first that passes the guard"))
     data["pending_approvals"] = open_count(roots)
     c = data["counts"]
@@ -93,3 +96,23 @@ def status(roots: Roots) -> Outcome:
     if not roots.workspace.exists():
         lines.append("hint: run `engram init` to create the workspace memory")
     return Outcome(text="\n".join(lines), data=data, diagnostics=diags)
+
+
+def _approved_any(root: Root, rels: list[str]) -> bool:
+    """Whether any of these files holds exactly the bytes a human approved."""
+    from engram.errors import EngramError
+    from engram.search.guard import check
+    from engram.store.repo import Store
+
+    store = Store(root)
+    try:
+        hashes = store.load_hashes()
+    except EngramError:
+        return False
+    for rel in rels:
+        try:
+            if rel in hashes and check(rel, store.read_bytes(rel), hashes) is None:
+                return True
+        except EngramError:
+            continue
+    return False

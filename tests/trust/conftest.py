@@ -14,3 +14,15 @@ def layout(project: Path) -> Path:
     for d in ("rules", "skills", "knowledge", "archive", "working"):
         (root / d).mkdir(parents=True, exist_ok=True)
     return root
+
+
+SECRET = "ssh-rsa AAAA private stuff\n"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A directory outside the repository that a symlink may point to; it must stay as it is."""
+    d = tmp_path / "outside"
+    d.mkdir()
+    (d / "keep.txt").write_text(SECRET)
+    return d

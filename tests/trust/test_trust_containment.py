@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from engram.cli.main import main
+from tests.trust.conftest import SECRET
 from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
-
-SECRET = "ssh-rsa AAAA private stuff\n"
 
 
 def _snapshot(path: Path) -> dict[str, bytes | None]:
@@ -23,14 +22,6 @@ def _snapshot(path: Path) -> dict[str, bytes | None]:
     for p in sorted(path.rglob("*")):
         out[str(p.relative_to(path))] = p.read_bytes() if p.is_file() else None
     return out
-
-
-@pytest.fixture
-def outside(tmp_path: Path) -> Path:
-    d = tmp_path / "outside"
-    d.mkdir()
-    (d / "keep.txt").write_text(SECRET)
-    return d
 
 
 def _init(capsys: pytest.CaptureFixture[str]) -> Path:

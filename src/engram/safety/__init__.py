@@ -9,14 +9,15 @@ own modules. The public API is re-exported here; the modules behind it are:
     scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape
-    names.py       shown_name (file names as printed: escaped, shortened, never an instruction)
+    names.py       shown_name (file names as printed: escaped, shortened, never an instruction),
+                   withheld_id (ids nobody approved are never printed)
     invisible.py   scan_invisible (tag, bidi, zero-width, control, escape) / printable
     model.py       Finding, Rule, describe
 """
 
 from engram.safety.invisible import char_name, has_invisible, printable, scan_invisible
 from engram.safety.model import Category, Finding, Rule, describe
-from engram.safety.names import shown_name
+from engram.safety.names import shown_name, withheld_id
 from engram.safety.paths import PathEscape, contained_path, is_contained
 from engram.safety.redact import redact, strip_injection_lines
 from engram.safety.rules import INJECTION_RULES, SECRET_RULES
@@ -41,5 +42,6 @@ __all__ = [
     "scan_secrets",
     "scan_text",
     "shown_name",
+    "withheld_id",
     "strip_injection_lines",
 ]

@@ -30,6 +30,7 @@ from engram.search.pack import (
 from engram.search.reader import Reader, default_scanner
 from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
 from engram.search.route import Routed, Router, active_variant, open_router
+from engram.search.vouch import Vouch
 from engram.store.ids import split_ids
 from engram.store.model import Memory
 from engram.workspace import Roots
@@ -98,6 +99,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
             memories.append(got.memory)
             raws.append(got.raw)
     skips = list(dict.fromkeys(skips))
+    vouch = Vouch(router, reader, routed)
     notes = load_notes(router.roots, memories)
     memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
@@ -118,7 +120,8 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
                            for s in skips if s is not None]
     diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
-    diags += explain_mod.graph_diagnostics(routed) + explain_mod.root_diagnostics(router.roots)
+    diags += (explain_mod.graph_diagnostics(routed, vouch)
+              + explain_mod.root_diagnostics(router.roots))
     if full:
         pack = render_full(memories, raws, f"engram: loaded {len(memories)} of "
                            f"{len(memories)} routed memories (full, no budget)", head)
@@ -128,7 +131,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                              variant=active_variant(settings), extra_head=head, notes=notes,
                              measure=json_text_length if fit_json else len, reserve=reserve)
     if explain or dry_run:
-        pack = Pack(text=explain_mod.render(routed, pack, memories, explain=explain,
+        pack = Pack(text=explain_mod.render(routed, pack, memories, vouch, explain=explain,
                                             dry_run=dry_run, limit=limit),
                     body_keys=pack.body_keys, card_ids=pack.card_ids,
                     omitted_ids=pack.omitted_ids)
@@ -137,7 +140,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
                 omitted_ids=pack.omitted_ids, tokens=pack.tokens)
     if explain or dry_run:
-        data["explain"] = explain_mod.data(routed, pack, memories)
+        data["explain"] = explain_mod.data(routed, pack, memories, vouch)
     return Outcome(text=pack.text, data=data, diagnostics=diags)
 
 
@@ -180,7 +183,7 @@ def route(roots: Roots, task: str) -> Outcome:
     if skips:
         data["skipped"] = [{"file": s.name, "reason": s.shown_reason} for s in skips]
     return Outcome(text="\n".join(lines) + "\n", data=data,
-                   diagnostics=explain_mod.graph_diagnostics(routed)
+                   diagnostics=explain_mod.graph_diagnostics(routed, Vouch(router, reader, routed))
                    + explain_mod.root_diagnostics(roots)
                    + [Diagnostic("load.skipped", "warn", s.line) for s in skips])
 

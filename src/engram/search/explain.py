@@ -8,7 +8,7 @@ the search result lines. This module formats what routing decided; it decides no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engram.outcome import Diagnostic
 from engram.search.pack import Pack, summary
@@ -17,6 +17,9 @@ from engram.search.reader import Read
 from engram.search.route import Routed
 from engram.store.model import Memory
 from engram.workspace import Roots
+
+if TYPE_CHECKING:
+    from engram.search.vouch import Vouch
 
 MAX_LISTED = 20  # omitted candidates listed in text; data keeps up to MAX_DATA
 MAX_DATA = 100
@@ -30,7 +33,7 @@ def _tier(key: str, memory_id: str, pack: Pack) -> str:
     return "omitted by budget"
 
 
-def data(routed: Routed, pack: Pack, memories: list[Memory]) -> dict[str, Any]:
+def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> dict[str, Any]:
     cands = {c.key: c for c in routed.ranked}
     selected = []
     for m in memories:
@@ -39,16 +42,18 @@ def data(routed: Routed, pack: Pack, memories: list[Memory]) -> dict[str, Any]:
                                  "matched": list(c.matched) if c else [],
                                  "tier": _tier(m.key, m.id, pack)}
         if m.key in routed.selection.prereq_of:
-            entry["prerequisite_of"] = routed.selection.prereq_of[m.key]
+            entry["prerequisite_of"] = vouch.key(routed.selection.prereq_of[m.key])
         elif m.key in routed.sibling_of:
-            entry["sibling_of"] = routed.sibling_of[m.key]
+            entry["sibling_of"] = vouch.id_of(routed.sibling_of[m.key])
         selected.append(entry)
     return {"anchors": routed.anchors, "selected": selected,
-            "omitted": [{"key": k, "reason": r} for k, r in omitted(routed)[:MAX_DATA]]}
+            "omitted": [{"key": k, "reason": r}
+                        for k, r in omitted(routed, vouch)[:MAX_DATA]]}
 
 
-def omitted(routed: Routed) -> list[tuple[str, str]]:
-    """Candidates that matched but are not in the pack, with the reason."""
+def omitted(routed: Routed, vouch: Vouch) -> list[tuple[str, str]]:
+    """Candidates that matched but are not in the pack, with the reason; ids nobody approved
+    are withheld (vouch.py)."""
     chosen = set(routed.selection.keys)
     out = [(k, "displaced by prerequisites within load.limit") for k in routed.selection.dropped]
     for rank, c in enumerate(routed.ranked, 1):
@@ -56,18 +61,18 @@ def omitted(routed: Routed) -> list[tuple[str, str]]:
             out.append((c.key, f"rank {rank}: beyond load.limit"))
     out += [(k, f"pruned: {r}") for k, r in routed.pruned]
     out += [(k, f"hidden: {r}") for k, r in routed.hidden]
-    return out
+    return [(vouch.key(k), vouch.reason(r)) for k, r in out]
 
 
-def render(routed: Routed, pack: Pack, memories: list[Memory], *, explain: bool, dry_run: bool,
-           limit: int) -> str:
+def render(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch, *, explain: bool,
+           dry_run: bool, limit: int) -> str:
     verb = "would load" if dry_run else "loaded"
     head = (f"engram: {verb} {len(pack.body_keys)} bodies, {len(pack.card_ids)} cards, "
             f"{len(pack.omitted_ids)} omitted of {len(memories)} routed memories "
             f"({routed.matched} matching, limit {limit}, anchors: "
             f"{', '.join(routed.anchors) or 'none'})")
     lines = [head]
-    info = {e["key"]: e for e in data(routed, pack, memories)["selected"]}
+    info = {e["key"]: e for e in data(routed, pack, memories, vouch)["selected"]}
     for m in memories:
         e = info[m.key]
         why = f"score {e['score']:.2f}, matched {', '.join(e['matched']) or '-'}"
@@ -77,7 +82,7 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], *, explain: bool,
             why = f"shares tags with {e['sibling_of']} (free slot)"
         lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
     if explain:
-        rest = omitted(routed)
+        rest = omitted(routed, vouch)
         if rest:
             lines.append("not loaded:")
             lines += [f"- {k}: {r}" for k, r in rest[:MAX_LISTED]]
@@ -114,12 +119,11 @@ def root_diagnostics(roots: Roots) -> list[Diagnostic]:
                        f"no memory root at {roots.workspace.path}; run engram init")]
 
 
-def graph_diagnostics(routed: Routed) -> list[Diagnostic]:
-    diags = [Diagnostic("load.dependency_cycle", "warn",
-                        "dependency cycle: " + " -> ".join(k.split(":", 1)[1] for k in cycle))
-             for cycle in routed.selection.cycles]
+def graph_diagnostics(routed: Routed, vouch: Vouch) -> list[Diagnostic]:
+    diags = [Diagnostic("load.dependency_cycle", "warn", "dependency cycle: " + " -> ".join(
+        vouch.key(k).split(":", 1)[1] for k in cycle)) for cycle in routed.selection.cycles]
     diags += [Diagnostic("load.missing_prerequisite", "warn",
-                         f"{dependant} depends on unknown memory {dep}")
+                         "{} depends on unknown memory {}".format(*vouch.missing(dependant, dep)))
               for dependant, dep in routed.missing]
     return diags
 

@@ -17,7 +17,7 @@ from engram.errors import InvalidMemoryError, NotFoundError
 from engram.outcome import Diagnostic, Outcome
 from engram.search import claims, usage
 from engram.search.docs import Doc
-from engram.search.guard import Scanner, Skip
+from engram.search.guard import Scanner, Skip, shown_name
 from engram.search.pack import card, compact_body, render_bodies, render_full
 from engram.search.reader import Read, Reader, default_scanner
 from engram.search.route import Router, active_variant, open_router
@@ -29,23 +29,26 @@ if TYPE_CHECKING:
 
 
 def _find(router: Router, reader: Reader, memory_id: str) -> tuple[Read, str | None] | None:
-    """The guarded read of an id and a warning, or None when no such memory exists."""
+    """The guarded read of an id and a warning, or None when no such memory exists.
+
+    An unapproved file never removes an approved memory: when the active claimants all fail
+    the guard, every archived copy (newest first, workspace before global) is tried in turn and
+    the first that passes is shown; every file that failed is reported, none is shown."""
     d = router.doc(memory_id)
     got = router.read(reader, d) if d is not None else None
     if got is not None and got.memory is not None:
         superseded = got.memory.lifecycle == "superseded"
         return got, f"{memory_id} is superseded" if superseded else None
-    archived = reader.archived(memory_id)
-    if archived:
-        # An active file that fails the guard does not hide the approved archived copy.
-        scope, rel = archived[0]
+    failed = [] if got is None else [s for s in (got.skip, *got.others) if s is not None]
+    for scope, rel in reader.archived(memory_id):
         old = reader.read(scope, rel)
-        if got is None:
-            return old, f"{memory_id} is archived ({rel})"
-        if old.memory is not None:
-            failed = tuple(s for s in (got.skip, *got.others) if s is not None)
-            return old._replace(others=failed), f"{memory_id} is archived ({rel})"
-    return (got, None) if got is not None else None
+        if old.memory is not None and old.memory.id == memory_id:
+            return (old._replace(others=(*failed, *(s for s in old.others if s not in failed))),
+                    f"{memory_id} is archived ({rel})")
+        failed += [s for s in (old.skip, *old.others) if s is not None and s not in failed]
+    if not failed:
+        return (got, None) if got is not None else None
+    return Read(None, skip=failed[0], others=tuple(failed[1:])), None
 
 
 def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
@@ -156,7 +159,12 @@ def card_lines(roots: Roots, types: Collection[str] | None = None) -> Iterator[s
 
 
 def _skipped_card(d: Doc) -> str:
-    return f"- {d.id} ({d.type}, {d.scope}): SKIPPED (review it, then run engram rehash)"
+    """The card of a file the guard refused: its id is text nobody approved (withheld); the
+    file is named so a human can find it."""
+    from engram.safety import withheld_id
+
+    return (f"- {withheld_id(d.id)} ({d.type}, {d.scope}): SKIPPED "
+            f"{shown_name(claims.shown(d.scope, d.rel_path))} (review it, then run engram rehash)")
 
 
 # Card lines by root, path and the hash of the bytes they were made from (every listing still

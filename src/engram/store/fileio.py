@@ -9,6 +9,7 @@ keeps concurrent CLI and MCP processes from losing each other's hash or changelo
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import threading
@@ -27,9 +28,113 @@ def _fail(path: Path, exc: OSError, action: str) -> StorageError:
     return storage_error(exc, path, action) or StorageError(str(exc), code="storage.io")
 
 
+# Roots whose writes never resolve a path through a symlink: root -> the directory every walk
+# starts from (containment.ensure registers each root it checked; the workspace walks from the
+# project, so `.agents` and `.engram` are not followed either).
+_CONTAINED: dict[Path, Path] = {}
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# POSIX: every step below is relative to an open directory. Elsewhere (Windows has no dir_fd),
+# the plain path operations, as before. (os.replace is os.rename with overwrite.)
+_DIR_FD = {os.open, os.mkdir, os.rename, os.unlink, os.stat} <= os.supports_dir_fd
+
+
+def contain(root: Path, anchor: Path | None = None) -> None:
+    """From now on, writes under `root` walk from `anchor` (default: `root`) one directory at a
+    time without following a symlink, so a folder swapped for a link after the containment
+    check fails the write instead of redirecting it."""
+    _CONTAINED[root] = anchor or root
+
+
+def _anchor(path: Path) -> Path | None:
+    for root, anchor in _CONTAINED.items():
+        if root == path.parent or root in path.parents:
+            return anchor
+    return None
+
+
+def _open_parent(path: Path, *, create: bool) -> int:
+    """A descriptor of `path`'s directory, reached without resolving any contained component
+    through a symlink (and created one level at a time when `create`)."""
+    anchor = _anchor(path)
+    parts: tuple[str, ...] = ()
+    if anchor is None:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        base = path.parent
+    else:
+        base, parts = anchor, path.parent.relative_to(anchor).parts
+    fd = os.open(base, os.O_RDONLY | _DIRECTORY)
+    try:
+        for name in parts:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+            try:
+                step = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _swapped(path, name) from exc
+                raise
+            os.close(fd)
+            fd = step
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _swapped(path: Path, name: str) -> StorageError:
+    return StorageError(f"refusing to write {path}: {name} on its way is a symlink or not a "
+                        "directory (was it swapped while Engram wrote?)", code="storage.symlink",
+                        hint="replace it with a real directory (`engram doctor` lists every "
+                        "symlink), then retry; nothing was written outside the root")
+
+
 def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:
     """Replace `path` with `data` atomically. Creates parent directories."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if not _DIR_FD:
+        return _atomic_write_paths(path, payload, mode)
+    try:
+        dfd = _open_parent(path, create=True)
+    except OSError as exc:
+        raise _fail(path.parent, exc, "create") from exc
+    tmp = f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
+    try:
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW,
+                         0o644 if mode is None else mode, dir_fd=dfd)
+            try:
+                _write_all(fd, payload)
+                if mode is None:
+                    with contextlib.suppress(OSError):
+                        old = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
+                        os.fchmod(fd, old.st_mode & 0o7777)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise _fail(path, exc, "write") from exc
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return None
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _atomic_write_paths(path: Path, payload: bytes, mode: int | None) -> None:
+    """atomic_write where directory descriptors are not available (Windows)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -38,10 +143,7 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
         try:
-            view = memoryview(payload)
-            while view:
-                n = os.write(fd, view)
-                view = view[n:]
+            _write_all(fd, payload)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -67,13 +169,31 @@ def _fsync_dir(directory: Path) -> None:
 
 def remove(path: Path) -> bool:
     """Delete a file if present; True when something was removed."""
+    if not _DIR_FD:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise _fail(path, exc, "remove") from exc
+        _fsync_dir(path.parent)
+        return True
     try:
-        path.unlink()
+        dfd = _open_parent(path, create=False)
     except FileNotFoundError:
         return False
     except OSError as exc:
         raise _fail(path, exc, "remove") from exc
-    _fsync_dir(path.parent)
+    try:
+        os.unlink(path.name, dir_fd=dfd)
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _fail(path, exc, "remove") from exc
+    finally:
+        os.close(dfd)
     return True
 
 

@@ -59,6 +59,13 @@ def _key_line(fm: str, key: str) -> int:
     return 1
 
 
+def _one_word(value: object) -> str:
+    """A bad value from the file, repeated only when it is one short word (`recipe`): anything
+    longer is text nobody reviewed, and parse errors reach agents."""
+    text = str(value)
+    return f" {text!r}" if text.isascii() and text.isalpha() and len(text) <= 16 else ""
+
+
 def parse_memory(text: str, rel_path: str, scope: Scope = "workspace") -> Memory:
     fm, body, body_line = split_file(text, rel_path)
     try:
@@ -70,14 +77,17 @@ def parse_memory(text: str, rel_path: str, scope: Scope = "workspace") -> Memory
     try:
         mem_id = validate_id(str(raw_id))
     except InvalidIdError as exc:
-        raise InvalidMemoryError(rel_path, _key_line(fm, "id"), exc.message) from exc
+        # The value is text nobody reviewed: say what is wrong, not what it is.
+        why = exc.message.replace(f" {str(raw_id)!r}", "")
+        raise InvalidMemoryError(rel_path, _key_line(fm, "id"), why) from exc
     parts = rel_path.split("/")
     dir_type = DIR_TYPE.get(parts[-2]) if len(parts) >= 2 else None
     raw_type = meta.get("type") or dir_type
     mtype = TYPE_ALIASES.get(str(raw_type).lower()) if raw_type else None
     if mtype is None:
         raise InvalidMemoryError(rel_path, _key_line(fm, "type"),
-                                 f"unknown type {raw_type!r}; use rule, skill or knowledge")
+                                 f"unknown type{_one_word(raw_type)}; use rule, skill or "
+                                 "knowledge")
     secs = sections(body)
     if "content" not in secs:
         raise InvalidMemoryError(rel_path, body_line, "no `## Content` section")

@@ -24,6 +24,18 @@ MAX_DEPTH = 8  # nesting levels of block mappings and lists; deeper is refused, 
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "~", ""}
 
 
+# Keys Engram writes: a duplicate of one is named; any other key is text from the file (nobody
+# reviewed it, and errors reach agents), so it is not repeated.
+_FIELDS = frozenset({"id", "type", "title", "created", "updated", "confidence", "revision",
+                     "scope", "source", "tags", "lifecycle", "depends_on", "superseded_by",
+                     "valid_until", "role", "authority", "tier", "triggers", "anchors",
+                     "schema_version", "reference"})
+
+
+def _shown_key(key: str) -> str:
+    return repr(key) if key in _FIELDS else "(a key not written by Engram)"
+
+
 class FrontmatterError(ValueError):
     """A syntax the safe reader refuses; `line` is 1-based within the frontmatter block."""
 
@@ -115,10 +127,13 @@ class _Parser:
                 raise FrontmatterError(n, "a list item where a `key: value` line was expected")
             m = _KEY_RE.match(content)
             if not m:
-                raise FrontmatterError(n, f"expected `key: value`, got {content[:40]!r}")
+                # The line itself is text nobody reviewed (it is printed to agents): the line
+                # number is enough to find it.
+                raise FrontmatterError(n, "expected `key: value`")
             key, rest = m.group(1), (m.group(2) or "").strip()
             if key in out:
-                raise FrontmatterError(n, f"duplicate key {key!r} (first on line {lines[key]})")
+                raise FrontmatterError(n, f"duplicate key {_shown_key(key)} (first on line "
+                                          f"{lines[key]})")
             lines[key] = n
             self.i += 1
             out[key] = self.value(rest, indent, n, depth)

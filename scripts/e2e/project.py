@@ -1,0 +1,88 @@
+"""The scratch project every host works in: a git repo with an initialised, approved store.
+
+Memory texts carry marker words (PURPLE-OCTOPUS, …) placed after the tenth word, so they are in
+a memory's body but never in its title: finding one in what the model received proves the body
+arrived.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Memory:
+    type: str
+    text: str
+    marker: str
+
+
+RULE = Memory("rule", "Always run the database migrations with alembic upgrade head before the "
+              "integration tests, because the PURPLE-OCTOPUS fixture depends on them",
+              "PURPLE-OCTOPUS")
+# The start of the rule's id (Engram slugs the first words of the text).
+RULE_ID = "always-run-the-database-migrations"
+KNOWLEDGE = Memory("knowledge", "The billing service lives in services/billing and talks to "
+                   "Stripe only through the ZEBRA-LANTERN adapter module", "ZEBRA-LANTERN")
+# Proposed by the scripted engram_save (never approved).
+SAVED = Memory("rule", "When you change the payments webhook handler, replay the recorded "
+               "fixtures with make replay before pushing; the fixture set is TEAL-HERON",
+               "TEAL-HERON")
+# Proposed outside the host; the scripted engram_commit tries to write it without a human.
+COMMITTED = Memory("rule", "Tag releases from the main branch only with signed tags because "
+                   "the release job checks for the GOLDEN-BADGER signature", "GOLDEN-BADGER")
+
+STORED = (RULE, KNOWLEDGE)
+# Turn 1 routes both stored memories; the load query and turns 2 and 3 route only the rule.
+# Claude runs turns 1 and 2 in one process (one session), then turn 3 with --resume.
+PROMPT_1 = ("E2E turn one: before the integration tests, check the billing service Stripe "
+            "adapter and the alembic database migrations")
+PROMPT_2 = "E2E turn two: run the alembic database migrations and the integration tests"
+PROMPT_3 = "E2E turn three: the alembic database migrations, then the integration tests again"
+LOAD_QUERY = "run the alembic database migrations before the integration tests"
+# A second scripted engram_load asks for this budget: what the model receives must fit it.
+BUDGET = 400
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """Run a setup command; a failure stops the suite with the command's own output."""
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: "
+                           f"{(done.stdout + done.stderr).strip()[:800]}")
+    return done.stdout
+
+
+GIT = ["git", "-c", "user.name=E2E", "-c", "user.email=e2e@example.invalid",
+       "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+
+
+def make_template(dest: Path, engram: Path, env: dict[str, str]) -> None:
+    """git repo + `engram init` + the stored memories approved with `--answer A`, committed."""
+    dest.mkdir(parents=True)
+    run([*GIT, "init", "-q", "."], dest, env)
+    run([str(engram), "init"], dest, env)
+    for memory in STORED:
+        run([str(engram), "save", memory.type, memory.text, "--answer", "A"], dest, env)
+    run([*GIT, "add", "-A"], dest, env)
+    run([*GIT, "commit", "-q", "-m", "Initial commit"], dest, env)
+
+
+def copy_project(template: Path, dest: Path) -> None:
+    shutil.copytree(template, dest, symlinks=True,
+                    ignore=shutil.ignore_patterns(".cache", ".lock"))
+
+
+def store_files(project: Path) -> dict[str, bytes]:
+    """Every approved-memory file and the hash list: what a commit would change."""
+    root = project / ".agents" / ".engram"
+    files = {p.relative_to(root).as_posix(): p.read_bytes()
+             for sub in ("rules", "skills", "knowledge")
+             for p in sorted((root / sub).rglob("*.md"))}
+    hashes = root / "memory.hashes.json"
+    files["memory.hashes.json"] = hashes.read_bytes() if hashes.exists() else b""
+    return files

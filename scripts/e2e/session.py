@@ -1,0 +1,161 @@
+"""One host's session: copy the project, link, mint a token, run the host against the mock.
+
+Everything a check needs afterwards is in `Session`: the recorded requests per turn, the
+server's own answers for the same calls, the store before and after, and the token control.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from . import project as proj
+from .hosts import CLAUDE_SESSION, Ctx, Host, base_env, stream_input
+from .mcpclient import Server, approval_token, content_text
+from .mockmodel import MockModel
+from .wire import Call
+
+
+@dataclass
+class Turn:
+    prompts: list[str]
+    requests: list[dict[str, Any]]
+    exit_code: int
+    seconds: float
+    output: str  # the host's stdout and stderr (last 20,000 characters)
+
+
+@dataclass
+class Session:
+    host: Host
+    ctx: Ctx
+    link_output: str = ""
+    server_tools: list[str] = field(default_factory=list)
+    reference: dict[str, str] = field(default_factory=dict)  # tool -> server content[0].text
+    commit_target: str = ""
+    store_before: dict[str, bytes] = field(default_factory=dict)
+    store_after: dict[str, bytes] = field(default_factory=dict)
+    # Committing the token directly after the host run: did it write (the token was valid)?
+    token_valid: bool = False
+    token_note: str = ""
+    turns: list[Turn] = field(default_factory=list)
+    error: str = ""
+
+
+def _server(ctx: Ctx) -> Server:
+    env = base_env(ctx)
+    return Server([str(ctx.engram_bin / "engram-mcp")], ctx.project, env)
+
+
+def _run_host(host: Host, ctx: Ctx, model: MockModel, record: Path, prompts: list[str],
+              resume: str | None, timeout: int) -> Turn:
+    model.record = record
+    record.write_text("", encoding="utf-8")
+    argv = ["timeout", "-k", "5", str(timeout), *host.argv(ctx, prompts, resume)]
+    start = time.monotonic()
+    if len(prompts) > 1:
+        code, stdout, stderr = _conversation(argv, ctx, host.env(ctx), prompts)
+    else:
+        done = subprocess.run(argv, cwd=ctx.project, env=host.env(ctx), input="",
+                              capture_output=True, text=True, check=False)
+        code, stdout, stderr = done.returncode, done.stdout, done.stderr
+    seconds = time.monotonic() - start
+    log = record.with_suffix(".out")
+    log.write_text(f"$ {' '.join(argv[4:])}\nexit {code}\n--- stdout\n{stdout}"
+                   f"\n--- stderr\n{stderr}", encoding="utf-8")
+    requests = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    output = (stdout + "\n" + stderr).strip()[-20000:]
+    return Turn(prompts, requests, code, seconds, output)
+
+
+def _conversation(argv: list[str], ctx: Ctx, env: dict[str, str],
+                  prompts: list[str]) -> tuple[int, str, str]:
+    """Send each prompt only after the previous turn's result line: one turn per prompt.
+
+    (Written all at once, a later prompt is queued into the running turn and is no turn of its
+    own.) `timeout` in argv bounds the whole exchange: a killed host closes its output.
+    """
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(argv, cwd=ctx.project, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        if proc.stdin is None or proc.stdout is None:
+            raise RuntimeError("no pipes to the host")
+        lines: list[str] = []
+        for prompt in prompts:
+            proc.stdin.write(stream_input([prompt]))
+            proc.stdin.flush()
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith('{"type":"result"'):
+                    break
+        proc.stdin.close()
+        lines += proc.stdout.readlines()
+        code = proc.wait()
+        err.seek(0)
+        return code, "".join(lines), err.read()
+
+
+def run_session(host: Host, ctx: Ctx, template: Path, out: Path, timeout: int) -> Session:
+    model = MockModel()
+    model.start()
+    try:
+        return _session(host, replace(ctx, port=model.port), model, template, out, timeout)
+    finally:
+        model.stop()
+
+
+def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
+             timeout: int) -> Session:
+    s = Session(host, ctx)
+    try:
+        proj.copy_project(template, ctx.project)
+        (ctx.home / "tmp").mkdir(parents=True, exist_ok=True)
+        host.setup(ctx)
+        link_env = base_env(ctx)
+        for args in host.link:
+            s.link_output += proj.run([str(ctx.engram_bin / "engram"), *args], ctx.project,
+                                      link_env)
+        with _server(ctx) as server:
+            s.server_tools = server.tool_names()
+            s.reference["engram_load"] = content_text(
+                server.call("engram_load", {"query": proj.LOAD_QUERY}))
+            s.reference["engram_save"] = content_text(
+                server.call("engram_save", {"text": proj.SAVED.text, "type": "rule"}))
+            minted = server.call("engram_save", {"text": proj.COMMITTED.text, "type": "rule"})
+        token = approval_token(minted)
+        items = ((minted.get("structuredContent") or {}).get("data") or {}).get("items") or []
+        s.commit_target = str(items[0].get("id", "")) if items else ""
+        s.store_before = proj.store_files(ctx.project)
+    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
+        s.error = f"setup: {exc}"
+        return s
+    model.script = [Call("engram_load", {"query": proj.LOAD_QUERY}),
+                    Call("engram_save", {"text": proj.SAVED.text, "type": "rule"}),
+                    Call("engram_load", {"query": proj.LOAD_QUERY,
+                                         "budget_tokens": proj.BUDGET}),
+                    Call("engram_commit", {"approval_token": token, "approve": "all"})]
+    first = [proj.PROMPT_1, proj.PROMPT_2] if host.hooks else [proj.PROMPT_1]
+    s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run1.jsonl", first, None,
+                             timeout))
+    if host.hooks:
+        s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run2-resumed.jsonl",
+                                 [proj.PROMPT_3], CLAUDE_SESSION, timeout))
+    s.store_after = proj.store_files(ctx.project)
+    s.token_valid, s.token_note = _control(ctx, token)
+    return s
+
+
+def _control(ctx: Ctx, token: str) -> tuple[bool, str]:
+    """Commit the token directly: proves the host's refusal was the gate, not a bad token."""
+    try:
+        with _server(ctx) as server:
+            result = server.call("engram_commit", {"approval_token": token, "approve": "all"})
+    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
+        return False, f"error: {exc}"
+    text = content_text(result)
+    return not result.get("isError") and "written" in text, text[:200]
