@@ -86,8 +86,11 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     memories: list[Memory] = []
     raws: list[str] = []
     skips: list[Skip | None] = []
-    known = [k for k in routed.selection.keys if k in in_context]
-    keys = [k for k in routed.selection.keys if k not in in_context]
+    vouch = Vouch(router, reader, routed)
+    # Left out only when the file still passes the guard: a claim (the hook's git-ignored cache)
+    # must neither name an unapproved id nor hide a file the guard would report.
+    known = [k for k in routed.selection.keys if k in in_context and vouch.approved(k)]
+    keys = [k for k in routed.selection.keys if k not in known]
     router.prefetch(reader, [routed.docs[k] for k in keys])
     shown: set[str] = set()
     for key in keys:
@@ -99,7 +102,6 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
             memories.append(got.memory)
             raws.append(got.raw)
     skips = list(dict.fromkeys(skips))
-    vouch = Vouch(router, reader, routed)
     notes = load_notes(router.roots, memories)
     memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
