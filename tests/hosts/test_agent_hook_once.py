@@ -139,3 +139,14 @@ def test_a_forged_cache_cannot_make_the_hook_name_an_unapproved_id(workspace: Pa
         "pack": "x", "t": int(time.time()), "in": [f"workspace:{planted}"]}}}))
     turn = hook(workspace, "UserPromptSubmit", prompt="run the smoke suite before tagging")
     assert "already in context" not in turn and SMOKE in _bodies(turn)
+
+
+def test_a_resumed_session_keeps_its_record(workspace: Path) -> None:
+    """`claude --resume`: SessionStart fires again with source "resume" in a context that still
+    holds what it was given, so nothing already injected comes again."""
+    hook(workspace, "SessionStart", source="startup")
+    assert _bodies(hook(workspace, "UserPromptSubmit", prompt=PROMPT)) == {CHANGELOG}
+    assert hook(workspace, "SessionStart", source="resume") == ""
+    assert hook(workspace, "UserPromptSubmit", prompt=PROMPT + " now") == ""
+    # A resume without a record (another machine, a pruned cache) injects as a start would.
+    assert _bodies(hook(workspace, "SessionStart", session="sess-9", source="resume")) == {SMOKE}

@@ -89,6 +89,8 @@ def test_every_forwarding_style_receives_bodies_preview_hits_entries_and_fixes(
             assert "Show these exact candidates to the human" in form
             assert "Never call engram_commit before the human approved them" in form
             assert saved.structured_content["data"]["approval_token"] in form
+        # Once per form: the preview shows it, `data.items` does not repeat it.
+        assert received(saved)[0].count("Prefer httpx over requests for new HTTP clients.") == 1
 
         hits = await _call(client, "engram_search", {"query": "invoice numbering"})
         for form in received(hits):

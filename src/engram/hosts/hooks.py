@@ -5,11 +5,12 @@ Claude Code sends one JSON payload on stdin per event; we answer with
 SessionStart routes `ENGRAM_SESSION_OBJECTIVE`, else the branch name and the last commit subject,
 and falls back to one-line cards of rule memories; a prompt turn routes the prompt and, in the
 default `auto` mode, leaves out the memories whose bodies this session already received (named on
-one line) and injects only when something new remains. SessionStart (also after `/clear` or a
-compaction) starts the session's record afresh. The cache (`<workspace>/.cache/hooks.json`, pruned
-to recent sessions) holds hashes of session ids and packs and the keys of injected memories, never
-prompt text. Without a usable `session_id` a prompt turn only skips a pack identical to the last
-one. Any failure yields `{}`: a hook must never break its host.
+one line) and injects only when something new remains. SessionStart after `/clear` or a
+compaction starts the session's record afresh; on a resume it leaves out what the record holds.
+The cache (`<workspace>/.cache/hooks.json`, pruned to recent sessions) holds hashes of session
+ids and packs and the keys of injected memories, never prompt text. Without a usable
+`session_id` a prompt turn only skips a pack identical to the last one. Any failure yields `{}`:
+a hook must never break its host.
 
 Routing itself is the read path's (`engram.search.api`); it is injected as a `Router` so this
 module can be tested and timed on its own. This module never writes memories.
@@ -235,11 +236,16 @@ def respond(raw: str, env: Env, router: Router = search_router,
     cache = Cache(roots)
     if event == "SessionStart":
         query = session_query(env, roots.project)
-        pack = filter_notes(roots, router(roots, query, frozenset()), env.session_objective) \
+        # A resumed session still holds what it was given; a new, cleared or compacted context
+        # holds only what this SessionStart injects.
+        resumed = per_memory and payload.get("source") == "resume"
+        seen = cache.injected(session) if resumed else frozenset()
+        pack = filter_notes(roots, router(roots, query, seen), env.session_objective) \
             if query else Pack("")
-        text = pack.text or cards(roots, roots.settings().int("load.max_tokens"))
-        # A new, cleared or compacted context: what it holds now is this pack alone.
-        cache.remember(session, _digest(text), pack.body_keys if pack.text else (), fresh=True)
+        text = pack.text or ("" if seen else
+                             cards(roots, roots.settings().int("load.max_tokens")))
+        cache.remember(session, _digest(text), pack.body_keys if pack.text else (),
+                       fresh=not resumed)
         return _output(event, text)
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():

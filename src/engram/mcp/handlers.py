@@ -27,7 +27,7 @@ from engram.mcp.protocol import (
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
 )
-from engram.mcp.results import problems_only
+from engram.mcp.results import problems_only, texts_once
 from engram.mcp.tools import DIALOG_TOOLS, TOOL_NAMES, schema_of
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class Handlers:
     def _propose_flow(self, name: str, args: dict[str, Any],
                       ctx: CallContext) -> Outcome | InputRequired:
         proposal = self.engine(lambda: self._propose(name, args))
-        fallback = proposal.outcome()
+        fallback = texts_once(proposal.outcome())
         if not ctx.dialog:
             return fallback
         form = self._form(name, proposal)

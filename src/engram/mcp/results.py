@@ -7,8 +7,9 @@ envelope, `Outcome.envelope()`). No host we know forwards both; one that did wou
 text twice, the price of not guessing a host's behaviour from its name (docs/mcp.md).
 
 Whatever only programs need costs tokens in the structured form, so results that can grow with
-the store are leaned here: `engram_verify` names only the files with a problem. `engram_load`
-bounds its own envelope (`search.api.load(fit_json=True)`).
+the store are leaned here: `engram_verify` names only the files with a problem, and a proposal's
+`data.items` leave out the candidate texts its `text` already shows. `engram_load` bounds its own
+envelope (`search.api.load(fit_json=True)`).
 """
 
 from __future__ import annotations
@@ -38,3 +39,14 @@ def problems_only(outcome: Outcome) -> Outcome:
     lines = [ln for ln in outcome.text.splitlines() if not ln.startswith(OK_STATUS + " ")]
     return outcome.replace(text="\n".join(lines),
                            data={**outcome.data, "files": bad, "checked": len(files)})
+
+
+def texts_once(outcome: Outcome) -> Outcome:
+    """A proposal for a model: each candidate's text once, in the preview (`text`), not again in
+    `data.items[].text` (`--json` keeps it; the approval dialog reads the proposal itself)."""
+    items = outcome.data.get("items")
+    if not isinstance(items, list):
+        return outcome
+    lean = [{k: v for k, v in i.items() if k != "text"} if isinstance(i, dict) else i
+            for i in items]
+    return outcome.replace(data={**outcome.data, "items": lean})
