@@ -9,6 +9,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 export PATH="$PWD/.venv/bin:$PATH"
 ruff check src tests scripts
 mypy
+mypy --platform win32 src  # the package as Windows sees it (the CI matrix runs the rest there)
 pytest -q -p no:cacheprovider "$@"
 # Opt-in: the real hosts end to end (npm install + about a minute; skips cleanly without root,
 # unshare or npm). Known failures are listed in scripts/e2e/known-failures.txt.

@@ -25,3 +25,32 @@ def test_demo_runs_every_step_and_keeps_the_project_when_asked(
     root = tmp_path / "d" / "demo-project" / ".agents" / ".engram"
     assert len(list((root / "rules").glob("*.md"))) == 1
     assert run_cli("verify", "--workspace", str(root.parent.parent), capsys=capsys)[0] == 0
+
+
+def test_the_demos_last_line_is_a_command_that_works_from_a_new_shell(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from engram.demo import next_steps
+
+    here = Path(sys.executable).parent / "engram"
+    if not here.exists() or sys.platform == "win32":
+        pytest.skip("no POSIX engram script next to this interpreter")
+    # A new shell: PATH without this venv's bin.
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    code, out, _ = run_cli("demo", "--dir", str(tmp_path / "d"), capsys=capsys)
+    last = out.rstrip().splitlines()[-1].strip()
+    assert code == 0 and last.startswith(str(here)) and "init" in last
+    assert "pipx install" in out and "uv tool install" in out
+    first = last.split(" && ")[0].replace(" init", " --version")
+    done = subprocess.run(first, shell=True, env={"PATH": "/usr/bin:/bin"},  # noqa: S602
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("engram ")
+    # An activated venv is not a new shell's PATH either; a tool's symlinked bin is.
+    assert next_steps(str(here.parent))[-1].strip().startswith(str(here))
+    tool_bin = tmp_path / "bin"
+    tool_bin.mkdir()
+    (tool_bin / "engram").symlink_to(here)
+    assert "run `engram init`" in next_steps(str(tool_bin))[-1]

@@ -19,6 +19,7 @@ from typing import Any
 from engram.config import KEYS, normalise_roles, read_json_file, set_value
 from engram.errors import ConfigValueError, NotFoundError
 from engram.outcome import Outcome
+from engram.store import jsonorder
 from engram.store.fileio import atomic_write, root_lock
 from engram.workspace import Roots
 
@@ -101,7 +102,8 @@ def write_config(path: Path, changes: dict[str, Any]) -> None:
         data = read_json_file(path)
         for name, value in changes.items():
             data = _unset(data, name) if value is None else set_value(data, name, value)
-        atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+        old = jsonorder.read_or_none(path)  # a TypeScript-written file keeps its key order
+        atomic_write(path, jsonorder.dumps_like(data, old))
 
 
 def _unset(data: dict[str, Any], name: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from engram.workspace import Root, Roots
 def status(roots: Roots) -> Outcome:
     from engram.proposals.approvals import open_count
     from engram.search.index import RootIndex
+    from engram.search.route import active_variant
 
     settings = roots.settings()
     today = clock.today().isoformat()
@@ -89,10 +90,13 @@ def status(roots: Roots) -> Outcome:
         diags.append(Diagnostic("config.clamped", "warn",
                                 f"{c.file}: {c.key}={c.value!r} used as {c.used!r}"))
     v = settings.values
-    variants = "on:" + v["rule_variants.active"] if v["rule_variants.enabled"] else "off"
+    # One truth with `load`: the wording rules render in, whether variants are on or off.
+    variant = active_variant(settings)
+    data["rule_variant"] = variant
+    chosen = "" if v["rule_variants.enabled"] else " (default)"
     lines.append(f"config: scope={v['scope']} load.limit={v['load.limit']} "
                  f"load.max_tokens={v['load.max_tokens']} read={v['read']} "
-                 f"rule_variants={variants} roles={','.join(v['roles']) or '-'}")
+                 f"rule_variant={variant}{chosen} roles={','.join(v['roles']) or '-'}")
     if not roots.workspace.exists():
         lines.append("hint: run `engram init` to create the workspace memory")
     return Outcome(text="\n".join(lines), data=data, diagnostics=diags)

@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from engram.errors import EngramError, StorageError
+from engram.store import locks
 
 _UNTOUCHED = "nothing was half-written"
 
@@ -81,9 +82,9 @@ def not_regular(path: Path | str, mode: int) -> StorageError:
 def open_regular(path: Path | str, *, follow: bool = True) -> int:
     """An fd on `path` opened without blocking (a FIFO never waits for a writer), checked to be
     a regular file. Raises OSError as `os.open` does, StorageError for any other file type."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, flags)
+        fd = (os.open(path, locks.READ_FLAGS | locks.O_NONBLOCK) if follow
+              else locks.open_nofollow(path, locks.O_NONBLOCK))
     except OSError as exc:  # a socket cannot be opened at all (ENXIO): name what it is
         if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):
             raise not_regular(path, Path(path).stat(follow_symlinks=follow).st_mode) from exc

@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "benchmarks" / "fixtures" / "retrieval"
 REQUIRED_KEYS = {"authority", "confidence", "created", "id", "last_confirmed", "revision",
                  "schema_version", "scope", "source", "tags", "type", "updated", "valid_from"}
-OPTIONAL_KEYS = {"depends_on", "role", "triggers", "lifecycle", "superseded_by", "supersedes",
+OPTIONAL_KEYS = {"author_email", "author_name",
+                 "depends_on", "role", "triggers", "lifecycle", "superseded_by", "supersedes",
                  "level"}
 AUTHORITY = {"rule": "instruction", "skill": "instruction", "knowledge": "reference"}
 TYPE_DIRS = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
@@ -119,6 +120,18 @@ def test_every_generated_file_is_a_well_formed_v3_memory(synth_root: Path) -> No
     deps = [d for m in metas for d in m.get("depends_on", [])]
     assert deps and set(deps) <= ids
     assert any("triggers" in m for m in metas)
+
+
+def test_generated_memories_carry_the_author_fields_the_ts_tool_requires(synth_root: Path
+                                                                          ) -> None:
+    from engram.store.format import parse_memory
+    from engram.store.ts_index import entry
+
+    for rel, path in memory_files(synth_root):
+        meta = check_memory(path, rel, "workspace")
+        assert meta["author_name"] and "@" in meta["author_email"], rel
+        ts = entry(parse_memory(path.read_text(encoding="utf-8"), rel, "workspace"))
+        assert ts["author"] == meta["author_email"] != "unknown"
 
 
 def test_generated_hashes_match_the_files(synth_root: Path) -> None:

@@ -73,10 +73,13 @@ def test_a_real_process_prints_one_json_document_on_stdout(ws: Path, project: Pa
 
 def test_without_a_memory_root_the_answer_points_to_init(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli("load", "fix the tests", capsys=capsys)
-    assert code == 0 and "run engram init" in out
-    code, out, _ = run_cli("search", "tests", "--json", capsys=capsys)
-    assert json.loads(out)["diagnostics"][0]["code"] == "load.no_root"
+    code, out, err = run_cli("load", "tag the release", capsys=capsys)
+    assert code == 1 and out == ""
+    assert err.startswith("error: no memory root here; run engram init")
+    assert "releas" not in err.replace("release", "")  # no stemmed words before the cause
+    for cmd in ("search", "route"):
+        code, out, _ = run_cli(cmd, "tests", "--json", capsys=capsys)
+        assert code == 1 and json.loads(out)["diagnostics"][0]["code"] == "load.no_root"
 
 
 def test_a_bad_number_still_gets_the_json_envelope(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -55,7 +54,11 @@ def cold_process_ms(argv: Sequence[str], runs: int = 10, env: dict[str, str] | N
 
 
 def peak_rss_mb_of(argv: Sequence[str], env: dict[str, str] | None = None) -> float:
-    """Peak RSS of one child process, measured with wait4's rusage."""
+    """Peak RSS of one child process, measured with wait4's rusage (0 on Windows: no rusage)."""
+    if sys.platform == "win32":
+        subprocess.run(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=env, check=False)
+        return 0.0
     proc = subprocess.Popen(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=env)
     _, _, usage = os.wait4(proc.pid, 0)
@@ -64,6 +67,10 @@ def peak_rss_mb_of(argv: Sequence[str], env: dict[str, str] | None = None) -> fl
 
 
 def self_peak_rss_mb() -> float:
+    if sys.platform == "win32":
+        return 0.0  # no getrusage on Windows
+    import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -77,6 +84,9 @@ def machine() -> str:
                     break
     except OSError:
         pass
+    if sys.platform == "win32":
+        return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} "
+                f"{platform.release()}, Python {platform.python_version()}")
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, {platform.system()} "
             f"{platform.release()}, Python {platform.python_version()}")

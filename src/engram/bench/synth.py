@@ -33,6 +33,7 @@ from typing import Any
 
 from engram.bench import synth_vocab as V
 from engram.errors import UsageError
+from engram.store.locks import WRITE_FLAGS
 
 TYPE_DIRS = {"rule": "rules", "skill": "skills", "knowledge": "knowledge"}
 AUTHORITY = {"rule": "instruction", "skill": "instruction", "knowledge": "reference"}
@@ -79,7 +80,7 @@ def generate(root: Path, n: int, *, seed: int = 7) -> None:
 
 def _write(path: Path, data: bytes) -> None:
     # os.open/os.write is about three times faster than Path.write_bytes for many small files.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(path, WRITE_FLAGS | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         os.write(fd, data)
     finally:
@@ -92,6 +93,10 @@ def _refuse_existing_memories(root: Path) -> None:
             raise UsageError(f"{root} already holds memory files",
                              hint="generate into a new or empty directory; the generator "
                                   "never overwrites memories", code="bench.root_not_empty")
+
+
+# The TypeScript tool refuses memories without author fields; a real save records git's author.
+SYNTH_AUTHOR = {"author_email": "bench@example.org", "author_name": "Engram Bench"}
 
 
 def render(memory: SynthMemory) -> str:
@@ -205,7 +210,7 @@ class _Generator:
         tags = sorted(set(rng.sample(topic.tags, rng.randint(1, 3)))
                       | {_slugify(self.pick(topic.nouns))})
         meta: dict[str, Any] = {
-            "authority": AUTHORITY[memory.type], "confidence": "high",
+            **SYNTH_AUTHOR, "authority": AUTHORITY[memory.type], "confidence": "high",
             "created": created.isoformat(), "id": memory.id,
             "last_confirmed": updated.isoformat(),
             "revision": 1 if updated == created else rng.randint(2, 4), "schema_version": 3,

@@ -125,6 +125,17 @@ def _find(name: str) -> tuple[str, str, str, str, bool] | None:
     return None
 
 
+def _did_you_mean(name: str) -> str:
+    """`did you mean `engram load`?` for a typo of a command or alias, else where the list is."""
+    import difflib
+
+    names = [c[0] for c in COMMANDS] + list(ALIASES)
+    close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean `engram {close[0]}`?"
+    return "run `engram --help` for the list"
+
+
 def build_parser(row: tuple[str, str, str, str, bool]) -> tuple[argparse.ArgumentParser, Any]:
     import argparse
     import importlib
@@ -184,10 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE if argv else 0
     row = _find(argv[0])
     if row is None:
-        sys.stderr.write(f"engram: unknown command {argv[0]!r}; run `engram --help` for the list\n")
+        sys.stderr.write(f"engram: unknown command {argv[0]!r}; {_did_you_mean(argv[0])}\n")
         return EXIT_USAGE
     parser, run = build_parser(row)
-    args = parser.parse_args(argv[1:])
+    # Intermixed: options may sit anywhere, also between positionals
+    # (`engram save rule --role backend "text"`).
+    args = parser.parse_intermixed_args(argv[1:])
     ctx = Context(args)
     try:
         if row[0] != "upgrade":

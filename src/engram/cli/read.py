@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from engram.errors import UsageError
+from engram.errors import NotFoundError, UsageError
 from engram.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ def configure_load(p: argparse.ArgumentParser) -> None:
 def run_load(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import load
 
+    _require_root(ctx)
     return load(ctx.roots, query=" ".join(args.task) or None, ids=args.id,
                 budget_tokens=_int(args.budget_tokens, "--budget-tokens"),
                 disclosure=args.disclosure, full=args.full, explain=args.explain,
@@ -52,6 +53,7 @@ def configure_route(p: argparse.ArgumentParser) -> None:
 def run_route(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import route
 
+    _require_root(ctx)
     return route(ctx.roots, " ".join(args.task))
 
 
@@ -64,7 +66,18 @@ def run_search(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import search
 
     limit = _int(args.limit, "--limit")
+    _require_root(ctx)
     return search(ctx.roots, " ".join(args.query), limit=10 if limit is None else limit)
+
+
+def _require_root(ctx: Context) -> None:
+    """Outside any project the real cause comes first, and the command fails (exit 1)."""
+    roots = ctx.roots
+    if not roots.existing():
+        raise NotFoundError("no memory root here; run engram init",
+                            hint=f"{roots.workspace.path} does not exist: run `engram init` in "
+                                 "your project, or pass --workspace DIR",
+                            code="load.no_root")
 
 
 def _int(value: str | None, flag: str) -> int | None:

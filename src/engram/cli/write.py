@@ -1,11 +1,14 @@
 """`engram save`, `engram save-session` (`ss`) and `engram archive` (docs/saving.md).
 
 Both save commands show the proposal preview and take the human's answer: `A` (all), `A 1,3`,
-`B <note>` (all, plus a human note), `C` (cancel). The answer comes from the terminal when there
-is one, else `--answer`, else — when candidates came from arguments or `--file` — the last
-non-empty line of stdin; with no answer the preview is printed, nothing is written and the exit
-code is 3. `--force` means the human already approved these exact candidates in chat. All
-writing goes through `engram.proposals.api`; this module only parses, asks and renders.
+`B <note>` (all, plus a human note), `C` (cancel) (cli/answers.py). The answer comes from the
+terminal when there is one (forgiving: `y` is re-asked), else `--answer`, else — when candidates
+came from arguments or `--file` — the last non-empty line of stdin (strict); a non-interactive
+answer prints the preview before the outcome, so logs show what was decided. With no answer the
+preview is printed, nothing is written and the exit code is 3. `--force` means the human already
+approved these exact candidates in chat. The preview a person reads leaves out the instructions
+for agents; `--json` carries them. All writing goes through `engram.proposals.api`; this module
+only parses, asks and renders.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engram.cli.answers import ANSWER_HELP, TYPE_WORDS, ask_terminal, near_type, parse
 from engram.errors import EXIT_APPROVAL_NEEDED, EXIT_ERROR, UsageError
 from engram.outcome import Diagnostic, Outcome
 
@@ -27,10 +31,7 @@ if TYPE_CHECKING:
     from engram.proposals.api import Prepared
 
 _LAST_N = re.compile(r"^\s*(?:last\s+)?(\d+)(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$", re.I)
-_ANSWER = re.compile(r"^\s*([abc])\b\s*(.*)$", re.I | re.S)
-TYPE_WORDS = ("rule", "skill", "knowledge", "workflow")
 STDIN_WAIT_S = 2.0
-ANSWER_HELP = "A = save all, A 1,3 = save those, B <note> = save all with a note, C = cancel"
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -68,9 +69,21 @@ def configure_archive(p: argparse.ArgumentParser) -> None:
 def run_save(args: argparse.Namespace, ctx: Context) -> Outcome:
     words = list(args.words)
     mtype = words.pop(0).lower() if len(words) > 1 and words[0].lower() in TYPE_WORDS else None
+    typo = near_type(words[0]) if mtype is None and len(words) > 1 else None
+    warning = None
+    if typo is not None:
+        # `engram save rul "x"` would silently save knowledge "Rul x".
+        warning = Diagnostic("save.type_typo", "warn",
+                             f"the first word {words[0]!r} is read as text, not as the type "
+                             f"{typo!r}; to save a {typo}: engram save {typo} \"…\"")
+        if not args.json:
+            sys.stderr.write(f"warning: {warning.message}\n")
     text = " ".join(words)
-    return propose_and_write(args, ctx, text, single=True, type=mtype, context=args.context,
-                             answer_from_stdin=True)
+    outcome = propose_and_write(args, ctx, text, single=True, type=mtype, context=args.context,
+                                answer_from_stdin=True)
+    if warning is not None:
+        outcome.diagnostics.append(warning)
+    return outcome
 
 
 def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
@@ -126,17 +139,16 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
     if args.force:
         outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:
-        answer = _answer(args, prep, answer_from_stdin)
+        answer, shown = _answer(args, prep, answer_from_stdin)
         if answer is None:
-            return _needs_answer(prep)
-        m = _ANSWER.match(answer)
-        if not m:
-            raise UsageError(f"unknown answer {answer!r}", code="usage.answer", hint=ANSWER_HELP)
-        letter, rest = m.group(1).upper(), m.group(2).strip()
+            return _needs_answer(prep, args.json)
+        if not shown and not args.json:
+            # A piped or --answer answer: the log shows what was decided, then the outcome.
+            sys.stdout.write(prep.human_preview + "\n\n")
+            sys.stdout.flush()
+        letter, rest = parse(answer)
         if letter == "C":
             return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
-        if letter == "B" and not rest:
-            raise UsageError("B needs a note", code="usage.answer", hint="answer `B <your note>`")
         approve = rest if letter == "A" and rest else "all"
         note = rest if letter == "B" else None
         outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
@@ -157,17 +169,19 @@ def _all_deferred_fails(outcome: Outcome) -> Outcome:
                                          "nothing was saved: every candidate was deferred")])
 
 
-def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool) -> str | None:
+def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool
+            ) -> tuple[str | None, bool]:
+    """The answer, and whether the preview was already shown (at a terminal)."""
     if args.answer:
-        return str(args.answer)
+        return str(args.answer), False
     if sys.stdin.isatty() and sys.stdout.isatty() and not args.json:
         # A human at a terminal sees the preview and answers in place.
-        sys.stdout.write(prep.preview + "\n\n")
-        return input(f"Save? [{ANSWER_HELP}]: ").strip() or None
+        sys.stdout.write(prep.human_preview + "\n\n")
+        return ask_terminal(input), True
     if from_stdin and not sys.stdin.isatty() and _stdin_ready():
         lines = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
-        return lines[-1] if lines else None
-    return None
+        return (lines[-1] if lines else None), False
+    return None, False
 
 
 def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
@@ -177,16 +191,22 @@ def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
         fd = sys.stdin.fileno()
     except (OSError, ValueError, io.UnsupportedOperation):
         return True  # an in-memory stream (tests, embedding): reading cannot block
-    ready, _, _ = select.select([fd], [], [], timeout)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    except OSError:  # Windows selects only sockets: read, as a pipe is the usual case there
+        return True
     return bool(ready)
 
 
-def _needs_answer(prep: Prepared) -> Outcome:
-    text = (f"{prep.preview}\n\nNothing was saved: approval needed. Answer with --answer "
+def _needs_answer(prep: Prepared, as_json: bool) -> Outcome:
+    text = (f"{prep.human_preview}\n\nNothing was saved: approval needed. Answer with --answer "
             f"(\"{ANSWER_HELP}\"), or pipe the answer on stdin, or rerun with --force once the "
             "human approved these exact candidates.")
     items = [i.as_dict() for i in prep.items()]
-    return Outcome(text=text, data={"items": items, "approval_needed": True}, ok=False,
+    data = {"items": items, "approval_needed": True}
+    if as_json:  # an agent reads this: the preview with its instructions
+        data["preview"] = prep.preview
+    return Outcome(text=text, data=data, ok=False,
                    exit_code=EXIT_APPROVAL_NEEDED)
 
 

@@ -31,7 +31,13 @@ from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
 from engram.proposals.commit import CandidateResult, apply, render_results
-from engram.proposals.plan import PlannedCandidate, plan, render_preview, target_scopes
+from engram.proposals.plan import (
+    PlannedCandidate,
+    human_preview,
+    plan,
+    render_preview,
+    target_scopes,
+)
 from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
 from engram.workspace import Roots, Scope
@@ -78,6 +84,11 @@ class Prepared:
                             all(p.verdict.ready or not p.verdict.writable for p in rows),
                             c.text))
         return out
+
+    @property
+    def human_preview(self) -> str:
+        """The preview for a person at a terminal (no instructions for agents)."""
+        return human_preview(self.preview)
 
     def pins(self) -> list[dict[str, Any]]:
         return [{"number": p.number, "scope": p.scope, **p.verdict.pin(),

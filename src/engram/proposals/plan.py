@@ -183,6 +183,10 @@ def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope]
     return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
 
 
+AGENT_NOTE = ("Show these exact candidates to the human and ask which to save. Never call "
+              "engram_commit before the human approved them.")
+
+
 def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | None = None) -> str:
     numbers = sorted({p.number for p in planned})
     multi = len({p.scope for p in planned}) > 1
@@ -214,11 +218,11 @@ def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | No
         if c.type == "rule":
             v = variants_for(c.text, c.variants)
             lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")
-    lines += [
-        "",
-        "Show these exact candidates to the human and ask which to save. Never call "
-        "engram_commit before the human approved them.",
-    ]
     # Candidates with invisible characters were refused; names of other memories were not
     # reviewed here: nothing in a preview may be invisible.
-    return printable("\n".join(lines), keep_lines=True)
+    return printable("\n".join([*lines, "", AGENT_NOTE]), keep_lines=True)
+
+
+def human_preview(preview: str) -> str:
+    """The preview a person reads: without the instructions meant for an agent."""
+    return preview.removesuffix("\n\n" + AGENT_NOTE)

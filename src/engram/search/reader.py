@@ -20,6 +20,7 @@ from typing import NamedTuple
 from engram.errors import EngramError, IntegrityError, InvalidMemoryError
 from engram.search.guard import NOTE_FIX, Scanner, Skip, check, sha256_hex
 from engram.search.index import FileFacts, MemoryIndex, RootIndex
+from engram.store import locks
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
 from engram.store.repo import NOTE_DIR, Store, parse_bytes
@@ -269,7 +270,7 @@ class Reader:
                 or not self._plain_dirs(root, parts[:-1]):
             return Store(root).read_bytes(rel)
         try:
-            fd = os.open(f"{root.path}/{rel}", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = locks.open_nofollow(f"{root.path}/{rel}", locks.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 return Store(root).read_bytes(rel)

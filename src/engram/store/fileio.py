@@ -2,16 +2,17 @@
 
 Every byte Engram writes goes through `atomic_write` (temp file in the same directory, fsync,
 rename, fsync of the directory), so a reader sees the old file or the new one, never a torn one.
-Writers of one root serialise on `root_lock` (an `fcntl.flock` on `<root>/.lock`), which is what
-keeps concurrent CLI and MCP processes from losing each other's hash or changelog updates.
+Writers of one root serialise on `root_lock` (a file lock on `<root>/.lock`, store/locks.py),
+which is what keeps concurrent CLI and MCP processes from losing each other's hash or
+changelog updates.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from engram.errors import StorageError
 from engram.storage import storage_error
+from engram.store import locks
 
 TMP_PREFIX = ".engram-tmp-"
 LOCK_TIMEOUT_S = 30.0
@@ -32,7 +34,6 @@ def _fail(path: Path, exc: OSError, action: str) -> StorageError:
 # starts from (containment.ensure registers each root it checked; the workspace walks from the
 # project, so `.agents` and `.engram` are not followed either).
 _CONTAINED: dict[Path, Path] = {}
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # POSIX: every step below is relative to an open directory. Elsewhere (Windows has no dir_fd),
 # the plain path operations, as before. (os.replace is os.rename with overwrite.)
@@ -71,7 +72,7 @@ def _open_parent(path: Path, *, create: bool) -> int:
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(name, 0o777, dir_fd=fd)
             try:
-                step = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+                step = os.open(name, os.O_RDONLY | _DIRECTORY | locks.O_NOFOLLOW, dir_fd=fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise _swapped(path, name) from exc
@@ -103,11 +104,11 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> N
     tmp = f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
     try:
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW,
+            fd = os.open(tmp, locks.WRITE_FLAGS | os.O_CREAT | os.O_EXCL | locks.O_NOFOLLOW,
                          0o644 if mode is None else mode, dir_fd=dfd)
             try:
                 _write_all(fd, payload)
-                if mode is None:
+                if mode is None and sys.platform != "win32":  # no dir_fd walk on Windows
                     with contextlib.suppress(OSError):
                         old = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
                         os.fchmod(fd, old.st_mode & 0o7777)
@@ -141,7 +142,8 @@ def _atomic_write_paths(path: Path, payload: bytes, mode: int | None) -> None:
         raise _fail(path.parent, exc, "create") from exc
     tmp = path.parent / f"{TMP_PREFIX}{path.name}.{os.getpid()}.{time.monotonic_ns()}"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644 if mode is None else mode)
+        fd = os.open(tmp, locks.WRITE_FLAGS | os.O_CREAT | os.O_EXCL,
+                     0o644 if mode is None else mode)
         try:
             _write_all(fd, payload)
             os.fsync(fd)
@@ -160,7 +162,7 @@ def _atomic_write_paths(path: Path, payload: bytes, mode: int | None) -> None:
 
 def _fsync_dir(directory: Path) -> None:
     with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
+        fd = os.open(directory, locks.READ_FLAGS)
         try:
             os.fsync(fd)
         finally:
@@ -253,7 +255,7 @@ def root_lock(root: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
             fd, n = depth[key]
             if n == 1:
                 del depth[key]
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                locks.release(fd)
                 os.close(fd)
             else:
                 depth[key] = (fd, n - 1)
@@ -271,21 +273,14 @@ def wait_for_writers(root: Path, timeout: float = 2.0) -> None:
     if str(root) in _held.__dict__.get("depth", {}):
         return
     try:
-        fd = os.open(root / ".lock", os.O_RDONLY)
+        fd = os.open(root / ".lock", locks.READ_FLAGS)
     except OSError:
         return  # no lock file: nothing was ever written here
-    deadline = time.monotonic() + timeout
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.005)
+        if locks.acquire(fd, shared=True, deadline=time.monotonic() + timeout):
+            locks.release(fd)
     finally:
-        os.close(fd)  # releases the shared lock with the descriptor
+        os.close(fd)
 
 
 def _locked(root: Path) -> StorageError:
@@ -297,16 +292,10 @@ def _flock(root: Path, timeout: float) -> int:
     lock_path = root / ".lock"
     try:
         root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | locks.O_BINARY | os.O_CREAT, 0o644)
     except OSError as exc:
         raise _fail(lock_path, exc, "lock") from exc
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError as exc:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise _locked(root) from exc
-            time.sleep(0.005)
+    if not locks.acquire(fd, deadline=time.monotonic() + timeout):
+        os.close(fd)
+        raise _locked(root)
+    return fd

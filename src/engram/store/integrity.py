@@ -172,6 +172,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             hashes = _merged_hashes(store, review, from_merge) if merged \
                 else _hashes_or_empty(store, ids)
             on_disk = store.hashed_files()
+            touched: list[str] = []
             for rel in on_disk:
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 if wanted and stem not in wanted:
@@ -189,13 +190,17 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                                accept_unsafe=accept_unsafe, state=from_merge.get(rel, "")):
                         hashes[rel] = digest
                         done.changed.append(name)
+                        touched.append(rel)
             for rel in [r for r in hashes if r not in on_disk]:
                 if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
                     del hashes[rel]
                     done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
+                    touched.append(rel)
             if dry_run:
                 continue
             store.save_hashes(hashes)
+            # Approved hand edits reach a TypeScript teammate's index too.
+            store.refresh_ts_index(touched)
             if done.changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
                                         f"{len(done.changed)} file(s)"])

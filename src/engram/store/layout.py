@@ -18,7 +18,7 @@ ATTRIBUTE_LINES = ("changelog.md merge=union",)
 DEFAULT_CONFIG = {"version": 1}
 
 
-def _ensure_lines(path_text: str | None, lines: tuple[str, ...]) -> str | None:
+def ensure_lines(path_text: str | None, lines: tuple[str, ...]) -> str | None:
     """New text with missing lines appended, or None when nothing is missing."""
     old = path_text or ""
     present = {ln.strip() for ln in old.splitlines()}
@@ -61,7 +61,7 @@ def init_root(root: Root) -> list[str]:
                 changed.append(path.name)
         for path, lines in ((root.gitignore_file, IGNORED_LINES),
                             (root.path / ".gitattributes", ATTRIBUTE_LINES)):
-            new = _ensure_lines(_read(path), lines)
+            new = ensure_lines(_read(path), lines)
             if new is not None:
                 atomic_write(path, new)
                 changed.append(path.name)

@@ -10,6 +10,7 @@ without its hash and a retry starts from the state before.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -21,10 +22,12 @@ from typing import NamedTuple
 from engram import clock
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.storage import open_regular, read_fd, read_text
+from engram.store import jsonorder, locks, ts_index
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
+from engram.store.layout import ensure_lines
 from engram.store.model import Memory
-from engram.workspace import TYPE_DIRS, Root
+from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root
 
 ACTIVE_DIRS = TYPE_DIRS
 NOTE_DIR = "working"
@@ -185,8 +188,8 @@ class Store:
         return {str(k): str(v) for k, v in data.items()}
 
     def save_hashes(self, hashes: dict[str, str]) -> None:
-        atomic_write(self.root.hashes_file, json.dumps(dict(sorted(hashes.items())), indent=2)
-                     + "\n")
+        path = self.root.hashes_file
+        atomic_write(path, jsonorder.dumps_like(hashes, jsonorder.read_or_none(path)))
 
     def append_changelog(self, lines: Sequence[str]) -> None:
         path = self.root.changelog_file
@@ -249,12 +252,44 @@ class Store:
                     self.append_changelog(log)
             except (StorageError, OSError) as exc:
                 raise _rolled_back(exc, undo) from exc
+            # Derived files of other tools and git: the memory write above stands either way.
+            with contextlib.suppress(StorageError):
+                self.refresh_ts_index(ch.rel for ch in changes)
+                self._keep_ignored()
+
+    def _keep_ignored(self) -> None:
+        """A root's existing `.gitignore` (maybe written by the TypeScript tool, which lacks
+        `.cache/` and `.lock`) gets the lines it misses once Engram has written here."""
+        try:
+            text = self.root.gitignore_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return  # no .gitignore here (or an unreadable one): not ours to create
+        new = ensure_lines(text, IGNORED_LINES)
+        if new is not None:
+            atomic_write(self.root.gitignore_file, new)
+
+    def refresh_ts_index(self, rels: Iterable[str]) -> None:
+        """Keep a TypeScript teammate's `memory.index.json` current for these files, as they are
+        on disk now (store/ts_index.py); nothing happens in a root without that file."""
+        path = self.path / ts_index.INDEX_NAME
+        wanted = [rel for rel in rels if ts_index.indexed(rel)]
+        if not wanted or not path.is_file():
+            return
+        written, removed = [], []
+        for rel in wanted:
+            try:
+                written.append(self.read(rel))
+            except InvalidMemoryError:
+                removed.append(rel)  # gone, or unreadable: the TypeScript tool skips it too
+        new = ts_index.updated_index(path.read_text(encoding="utf-8"), written, removed)
+        if new is not None:
+            atomic_write(path, new)
 
 
 def _previous(path: Path) -> bytes | None:
     """A file's bytes before a write touches it (None: it does not exist)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = locks.open_nofollow(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

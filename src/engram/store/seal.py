@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from pathlib import Path
 
 from engram.errors import IntegrityError
+from engram.store import locks
 
 KEY_FILE = "seal.key"
 KEY_BYTES = 32
@@ -85,7 +87,7 @@ def read_note_seals(root: Path) -> dict[str, str]:
     import json
 
     try:
-        fd = os.open(root / NOTE_SEALS, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = locks.open_nofollow(root / NOTE_SEALS)
     except OSError:
         return {}
     try:
@@ -112,7 +114,7 @@ def _bad(path: Path, why: str) -> IntegrityError:
 
 def _read(path: Path) -> bytes:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = locks.open_nofollow(path)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError):
             raise
@@ -121,7 +123,8 @@ def _read(path: Path) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise _bad(path, "is not a regular file")
-        if st.st_uid != os.getuid() or st.st_mode & 0o077:
+        # POSIX owner and mode bits; on Windows the user's profile directory's ACL guards it.
+        if sys.platform != "win32" and (st.st_uid != os.getuid() or st.st_mode & 0o077):
             raise _bad(path, "is readable or writable by other users")
         key = os.read(fd, KEY_BYTES + 1)
     finally:
@@ -137,7 +140,7 @@ def _create(path: Path) -> bytes:
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = os.open(tmp, locks.WRITE_FLAGS | os.O_CREAT | os.O_EXCL | locks.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, os.urandom(KEY_BYTES))
             os.fsync(fd)
