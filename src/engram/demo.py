@@ -10,6 +10,7 @@ happened and the command a user would type for it.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -65,10 +66,16 @@ def source_checkout() -> Path | None:
 def next_steps(path_env: str) -> list[str]:
     """The demo's closing lines; the last is a command that works from any shell: the rule
     `engram link` writes host commands by (hosts/command.py), for `engram` itself."""
-    from engram.hosts.command import launch_for
+    from engram.hosts.command import launch_for, this_install
 
-    cmd = " ".join(shlex.quote(a) for a in launch_for(path_env, "engram").argv([]))
-    if cmd == "engram":
+    argv = launch_for(path_env, "engram").argv([])
+    cmd = " ".join(shlex.quote(a) for a in argv)
+    on_path = [str(Path(d)) for d in path_env.split(os.pathsep) if d]
+    where_from = str(Path(argv[0]).parent)
+    install = this_install()
+    activated_venv = install.isolated and install.scripts is not None and \
+        where_from == str(install.scripts)
+    if cmd == "engram" or (len(argv) == 1 and where_from in on_path and not activated_venv):
         return ["Next: in your own repository run `engram init`, then `engram link claude` "
                 "(or codex, gemini, cursor, opencode, windsurf)."]
     where = source_checkout()

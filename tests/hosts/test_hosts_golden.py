@@ -40,6 +40,11 @@ def _link_args(host: str, scope: str) -> list[str]:
     return ["link", host] + (["--global"] if scope == "global" else [])
 
 
+def _bin_as_placeholder(files: dict[str, bytes], bin_dir: Path) -> dict[str, bytes]:
+    """Launch commands are absolute paths of the test's own bin dir: `{BIN}` in the goldens."""
+    return {k: v.replace(str(bin_dir).encode(), b"{BIN}") for k, v in files.items()}
+
+
 def _without_backups(files: dict[str, bytes]) -> dict[str, bytes]:
     return {k: v for k, v in files.items() if not k.endswith(BAK)}
 
@@ -54,7 +59,7 @@ def test_link_matches_golden_and_unlink_restores(
     assert kit.snapshot(base) == before
 
     assert main(_link_args(host, scope)) == 0
-    after = _without_backups(kit.snapshot(base))
+    after = _bin_as_placeholder(_without_backups(kit.snapshot(base)), bin_dir)
     if os.environ.get("ENGRAM_REGEN_GOLDEN"):
         shutil.rmtree(case / "after", ignore_errors=True)
         for rel, data in after.items():
@@ -63,7 +68,7 @@ def test_link_matches_golden_and_unlink_restores(
     assert after == kit.snapshot(case / "after")
 
     assert main(_link_args(host, scope)) == 0
-    assert _without_backups(kit.snapshot(base)) == after
+    assert _bin_as_placeholder(_without_backups(kit.snapshot(base)), bin_dir) == after
 
     unlink = ["unlink", host] + (["--global"] if scope == "global" else [])
     assert main(unlink) == 0

@@ -52,14 +52,18 @@ def test_activated_venv_gets_absolute_paths_for_server_and_hook(
         str(venv / "engram"), "agent-hook", "--host", "claude"]
 
 
-def test_a_shim_on_path_that_is_this_installation_gets_the_bare_name(
+def test_a_shim_on_path_that_is_this_installation_gets_the_shims_absolute_path(
     project: Path, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A host started from a desktop launcher or with PATH=/usr/bin:/bin still starts it, and
+    the shim survives `pipx upgrade`; `--launcher name` writes the bare name for shared files."""
     shims = tmp_path / "local-bin"  # pipx / uv tool: a symlink into the isolated venv
     shims.mkdir()
     (shims / "engram-mcp").symlink_to(venv / "engram-mcp")
     monkeypatch.setenv("PATH", str(shims))
     assert main(["link", "gemini"]) == 0
+    assert _server(project)["command"] == str(shims / "engram-mcp")
+    assert main(["link", "gemini", "--launcher", "name"]) == 0
     assert _server(project)["command"] == "engram-mcp"
 
 
@@ -186,7 +190,8 @@ def test_global_claude_notes_follow_the_users_claude_json(
     home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "--global", "claude"]) == 0
-    assert "claude mcp add --scope user engram -- engram-mcp" in capsys.readouterr().out
+    server = bin_dir / "engram-mcp"
+    assert f"claude mcp add --scope user engram -- {server}" in capsys.readouterr().out
     assert _find(kit.doctor(capsys)[1], "host.claude_user_missing")
     entry = {"type": "stdio", "command": "engram-mcp", "args": ["--always-load"], "env": {}}
     (home / ".claude.json").write_text(json.dumps({"mcpServers": {"engram": entry}}))
@@ -283,6 +288,8 @@ def test_link_says_when_a_project_file_runs_a_path_of_this_machine(
     kit.install_at(monkeypatch, venv, isolated=True)  # PATH has another copy: absolute path
     assert main(["link", "cursor"]) == 0
     assert "a path on this machine" in capsys.readouterr().out
-    kit.install_at(monkeypatch, bin_dir)  # a PATH shim install: the bare name, no note
+    kit.install_at(monkeypatch, bin_dir)  # a PATH shim install: its path, noted too
     assert main(["link", "cursor"]) == 0
+    assert "a path on this machine" in capsys.readouterr().out
+    assert main(["link", "cursor", "--launcher", "name"]) == 0  # the bare name: no note
     assert "a path on this machine" not in capsys.readouterr().out

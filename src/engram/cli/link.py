@@ -23,8 +23,10 @@ def configure_link(p: argparse.ArgumentParser) -> None:
                    help="Claude hooks in .claude/settings.json (shared) instead of settings.local")
     p.add_argument("--no-allow", action="store_true",
                    help="no allow rules for the read-only tools (commit still asks)")
-    p.add_argument("--launcher", choices=("auto", "uvx"), default="auto",
-                   help="auto: this installation's engram-mcp; uvx: the pinned uvx form")
+    p.add_argument("--launcher", choices=("auto", "name", "uvx"), default="auto",
+                   help="auto: this installation's engram-mcp by absolute path; name: the bare "
+                        "engram-mcp (a team-shared file; needs it on every PATH); uvx: the "
+                        "pinned uvx form")
 
 
 def configure_unlink(p: argparse.ArgumentParser) -> None:

@@ -3,10 +3,14 @@
 A host starts the server from its own environment, often not the shell that ran `link`, so the
 command must start the installation that ran `link` (issue #19):
 
-- the bare `engram-mcp` when the one `PATH` finds is this installation's and does not live in
-  an activated virtualenv (pipx / `uv tool` shims, a user or system install);
+- the absolute path of the `engram-mcp` that `PATH` finds when it is this installation's and
+  does not live in an activated virtualenv (pipx / `uv tool` shims, a user or system install):
+  a host started from a desktop launcher or with a bare PATH still starts it, and the shim
+  survives `pipx upgrade`;
 - the absolute path of this installation's `engram-mcp` otherwise (a venv, a PATH that finds
   another copy or none);
+- the bare `engram-mcp` only with `--launcher name` (a project file shared with a team whose
+  members each have Engram on their PATH);
 - the pinned `uvx --from engram-protocol==<installed version> engram-mcp` only with
   `--launcher uvx` or when Engram itself runs under `uvx`.
 
@@ -90,15 +94,17 @@ def uvx_launch(program: str = SERVER) -> Launch:
 def launch_for(path_env: str, program: str = SERVER, launcher: str = "auto") -> Launch:
     """The command that starts this installation's `program` from any shell (module doc)."""
     install = this_install()
-    if launcher == "uvx" or install.under_uvx:
+    if launcher == "uvx" or (install.under_uvx and launcher != "name"):
         return uvx_launch(program)
+    if launcher == "name":
+        return Launch(program, ())
     own = _script(install.scripts, program) if install.scripts is not None else None
     found = shutil.which(program, path=path_env or os.defpath)
     if own is None:
         return Launch(program, ())  # running from a source tree: the PATH copy is all there is
     if found is not None and _same(Path(found), own) and not (
             install.isolated and Path(found).parent == own.parent):
-        return Launch(program, ())
+        return Launch(str(Path(found).absolute()), ())  # the shim: starts without PATH
     return Launch(str(own), ())
 
 

@@ -84,5 +84,6 @@ def machine_path(bench: Bench, path: Path, keys: list[str]) -> list[str]:
     argv = command.argv_of(None if node is None else node.value)
     if not argv or not Path(argv[0]).is_absolute():
         return []
-    return [f"{path.name} runs {argv[0]}, a path on this machine: keep it out of git, or link "
-            "with --launcher uvx (or install Engram with pipx / uv tool) for a file you share"]
+    return [f"{path.name} runs {argv[0]}, a path on this machine: keep it out of git, or, for "
+            "a file you share, link with --launcher name (every teammate has engram-mcp on "
+            "PATH, e.g. from pipx) or --launcher uvx"]
