@@ -1,8 +1,12 @@
-"""The result of every core operation: human text plus the versioned JSON envelope.
+"""The result of every core operation: its text plus the versioned JSON envelope.
 
 `engram <cmd> --json` prints `Outcome.envelope()`; the MCP server puts the same envelope in
-`structuredContent` and `text` in `content[0].text`. Expected failures are outcomes with
-`ok=False`, not exceptions.
+`structuredContent` and `text` in `content[0].text`. The envelope carries `text` too, first:
+Claude Code, Codex and VS Code hand the model only `JSON.stringify(structuredContent)`, Gemini
+CLI and OpenCode only `content[0].text`, and the model needs the text either way.
+`model_json` is that stringified form and `estimate_tokens` the one token estimator, so what a
+model receives can be measured as it arrives. Expected failures are outcomes with `ok=False`,
+not exceptions.
 
 Value types on every command's path are NamedTuples or plain slotted classes, not dataclasses:
 importing `dataclasses` (it pulls in `inspect`) and decorating each class cost a cold
@@ -11,6 +15,8 @@ importing `dataclasses` (it pulls in `inspect`) and decorating each class cost a
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 CONTRACT_VERSION = "1"
@@ -54,6 +60,7 @@ class Outcome:
 
     def envelope(self) -> dict[str, Any]:
         return {
+            "text": self.text,
             "contract_version": CONTRACT_VERSION,
             "ok": self.ok,
             "data": self.data,
@@ -66,3 +73,23 @@ def failure(code: str, message: str, *, hint: str = "", exit_code: int = 1) -> O
     detail = message + (f" ({hint})" if hint else "")
     return Outcome(text=text, data={}, ok=False, exit_code=exit_code, to_stderr=True,
                    diagnostics=[Diagnostic(code, "error", detail)])
+
+
+def estimate_tokens(text: str) -> int:
+    """Engram's token estimate (SPEC §6.2): ceil(characters / 4)."""
+    return math.ceil(len(text) / 4)
+
+
+def model_json(envelope: Mapping[str, Any]) -> str:
+    """The envelope as a host forwards `structuredContent` to the model: JavaScript's
+    `JSON.stringify` (no spaces, non-ASCII kept, quotes, backslashes and controls escaped)."""
+    import json
+
+    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_text_length(text: str) -> int:
+    """Characters `text` takes inside a JSON string (escapes counted, quotes not)."""
+    import json
+
+    return len(json.dumps(text, ensure_ascii=False)) - 2

@@ -14,9 +14,10 @@ from tests.helpers import run_cli, run_json, write_memory
 
 ENVELOPE = {
     "type": "object",
-    "required": ["contract_version", "ok", "data", "diagnostics"],
+    "required": ["text", "contract_version", "ok", "data", "diagnostics"],
     "additionalProperties": False,
     "properties": {
+        "text": {"type": "string"},
         "contract_version": {"const": "1"},
         "ok": {"type": "boolean"},
         "data": {"type": "object"},

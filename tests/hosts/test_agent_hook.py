@@ -25,7 +25,8 @@ class FakeRouter:
         self.table = table
         self.queries: list[str] = []
 
-    def __call__(self, roots: Roots, query: str) -> Pack:
+    def __call__(self, roots: Roots, query: str,
+                 in_context: frozenset[str] = frozenset()) -> Pack:
         self.queries.append(query)
         for needle, text in self.table.items():
             if needle in query:

@@ -16,7 +16,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    from mcp import Client
 
 from engram.mcp.server import ServerOptions
 
@@ -291,3 +295,15 @@ class RawServer(LineClient):
             self._err_reader.join(timeout=2)
             self.proc.stdout.close()
             self.proc.stderr.close()
+
+
+async def checked_call(client: Client, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    """An SDK tools/call whose result is validated again for the negotiated version."""
+    from mcp_types.methods import validate_server_result
+
+    result = await client.call_tool(name, args)
+    version = client.session.protocol_version
+    assert version is not None
+    validate_server_result("tools/call", version,
+                           result.model_dump(by_alias=True, mode="json", exclude_none=True))
+    return result

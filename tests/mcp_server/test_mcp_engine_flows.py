@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
@@ -20,10 +19,9 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_types.methods import validate_server_result
 
 from engram.cli.main import main as cli
-from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, server_env
+from tests.mcp_server.mcp_harness import FAKE_SERVER, MODERN, checked_call, server_env
 
 pytest.importorskip("engram.proposals.api", reason="the write core is not merged yet")
 
@@ -51,13 +49,7 @@ def _session(project: Path, mode: str, answer: list[Answer],
     anyio.run(main)
 
 
-async def _call(client: Client, name: str, args: dict[str, Any]) -> types.CallToolResult:
-    result = await client.call_tool(name, args)
-    version = client.session.protocol_version
-    assert version is not None
-    validate_server_result("tools/call", version,
-                           result.model_dump(by_alias=True, mode="json", exclude_none=True))
-    return result
+_call = checked_call
 
 
 def _text(result: types.CallToolResult) -> str:

@@ -63,12 +63,13 @@ def _walk(schema: dict[str, Any], path: str) -> None:
     if schema["type"] == "object":
         assert schema["additionalProperties"] is False, path
         for name, prop in schema["properties"].items():
+            assert prop.get("description"), f"{path}.{name} has no description"
             _walk(prop, f"{path}.{name}")
     if schema["type"] == "array":
         _walk(schema["items"], path + "[]")
 
 
-def test_every_tool_has_a_description_and_a_strict_schema() -> None:
+def test_every_tool_and_property_has_a_description_and_a_strict_schema() -> None:
     assert len(TOOLS) == 11
     for tool in TOOLS:
         assert tool["description"], tool["name"]

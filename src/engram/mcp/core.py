@@ -116,6 +116,7 @@ class EngineCore:
             budget_tokens=args.get("budget_tokens"),
             disclosure=args.get("disclosure", "tiered"),
             full=bool(args.get("full", False)), explain=bool(args.get("explain", False)),
+            fit_json=True,  # the budget bounds what a host forwarding structuredContent sends
             session=self.session)
 
     def route(self, task: str) -> Outcome:

@@ -27,6 +27,7 @@ from engram.mcp.protocol import (
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
 )
+from engram.mcp.results import problems_only, texts_once
 from engram.mcp.tools import DIALOG_TOOLS, TOOL_NAMES, schema_of
 
 if TYPE_CHECKING:
@@ -112,12 +113,15 @@ class Handlers:
             if not args.get("query") and not args.get("id"):
                 raise ArgumentError("query", "give a query (the task) or an id")
             return core.load(args)
-        if name == "engram_route":
-            return core.route(args["task"])
+        if name == "engram_route":  # `query` too: agents that learned the TypeScript tool use it
+            task = args.get("task") or args.get("query")
+            if not task:
+                raise ArgumentError("task", "give the task (or query)")
+            return core.route(task)
         if name == "engram_search":
             return core.search(args["query"], int(args.get("limit", 10)))
         if name == "engram_verify":
-            return core.verify()
+            return problems_only(core.verify())
         if name == "engram_status":
             return core.status()
         if name == "engram_commit":
@@ -146,7 +150,7 @@ class Handlers:
     def _propose_flow(self, name: str, args: dict[str, Any],
                       ctx: CallContext) -> Outcome | InputRequired:
         proposal = self.engine(lambda: self._propose(name, args))
-        fallback = proposal.outcome()
+        fallback = texts_once(proposal.outcome())
         if not ctx.dialog:
             return fallback
         form = self._form(name, proposal)
@@ -266,11 +270,6 @@ def _memory_resource(memory: dict[str, Any]) -> dict[str, Any]:
     if memory.get("type"):
         entry["description"] = f"{memory['type']} memory ({memory.get('scope', 'workspace')})"
     return entry
-
-
-def tool_result(outcome: Outcome) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": outcome.text}],
-            "structuredContent": outcome.envelope(), "isError": not outcome.ok}
 
 
 def _elicit_params(form: dlg.Form, with_mode: bool) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from engram.mcp import protocol as p
 from engram.mcp.framing import Request, RpcError
-from engram.mcp.handlers import CallContext, NotFound, tool_result
+from engram.mcp.handlers import CallContext, NotFound
+from engram.mcp.results import tool_result
 from engram.mcp.tools import TOOL_NAMES
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from engram.mcp import protocol as p
 from engram.mcp.framing import Request, RpcError
-from engram.mcp.handlers import CallContext, InputRequired, NotFound, tool_result
+from engram.mcp.handlers import CallContext, InputRequired, NotFound
+from engram.mcp.results import tool_result
 
 if TYPE_CHECKING:
     from engram.mcp.server import Server

@@ -18,8 +18,9 @@ PROPOSE: Final[dict[str, bool]] = {"readOnlyHint": False, "destructiveHint": Fal
 NOTE: Final[dict[str, bool]] = {"readOnlyHint": False}
 
 _SCOPE = {"type": "string", "enum": ["workspace", "global", "both"],
-          "description": "save target (default: config scope)"}
-_TYPE = {"type": "string", "enum": ["rule", "skill", "knowledge"]}
+          "description": "where to save"}
+_TYPE = {"type": "string", "enum": ["rule", "skill", "knowledge"],
+         "description": "memory type"}
 
 
 def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -40,21 +41,24 @@ TOOLS: Final[tuple[dict[str, Any], ...]] = (
                     "skills) within a token budget. Call before non-trivial work.",
      "inputSchema": _obj({
          "query": _str("the task in a few words"),
-         "id": _str("comma-separated ids to load exactly (ignores budget_tokens)", 2000),
-         "budget_tokens": {"type": "integer", "minimum": 200, "maximum": 16000},
-         "disclosure": {"type": "string", "enum": ["tiered", "cards", "bodies"]},
+         "id": _str("comma-separated ids, loaded whole", 2000),
+         "budget_tokens": {"type": "integer", "minimum": 200, "maximum": 16000,
+                           "description": "pack size (default 1600)"},
+         "disclosure": {"type": "string", "enum": ["tiered", "cards", "bodies"],
+                        "description": "tiers to show"},
          "full": {"type": "boolean", "description": "broad legacy output, no budget"},
          "explain": {"type": "boolean", "description": "say why each memory routed"},
      }),
      "annotations": READ_ONLY},
     {"name": "engram_route",
      "description": "Classify a task and list the memories it routes to, in load order.",
-     "inputSchema": _obj({"task": _str("the task")}, ("task",)),
+     "inputSchema": _obj({"task": _str("the task"), "query": _str("alias of task")}),
      "annotations": READ_ONLY},
     {"name": "engram_search",
      "description": "Search memory by keywords, ranked.",
      "inputSchema": _obj({"query": _str("keywords"),
-                          "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
+                          "limit": {"type": "integer", "minimum": 1, "maximum": 100,
+                                    "description": "max hits (default 10)"}},
                          ("query",)),
      "annotations": READ_ONLY},
     {"name": "engram_verify",
@@ -84,7 +88,7 @@ TOOLS: Final[tuple[dict[str, Any], ...]] = (
      "description": "Write a proposal ONLY after the human approved its exact candidates in "
                     "chat. approve: \"all\" or 1-based numbers.",
      "inputSchema": _obj({"approval_token": _str("token from engram_save", 200),
-                          "approve": {"anyOf": [
+                          "approve": {"description": "approved numbers", "anyOf": [
                               {"type": "string", "enum": ["all"]},
                               {"type": "array", "minItems": 1, "maxItems": 8,
                                "items": {"type": "integer", "minimum": 1, "maximum": 8}}]}},
@@ -92,19 +96,20 @@ TOOLS: Final[tuple[dict[str, Any], ...]] = (
      "_meta": {META_REQUIRES_USER_INTERACTION: True}},
     {"name": "engram_set_role",
      "description": "Set the roles whose role-scoped memories load (empty list clears).",
-     "inputSchema": _obj({"roles": {"type": "array", "maxItems": 20,
+     "inputSchema": _obj({"roles": {"type": "array", "maxItems": 20, "description": "roles",
                                     "items": {"type": "string", "minLength": 1,
                                               "maxLength": 64}}}, ("roles",))},
     {"name": "engram_set_rule_variant",
      "description": "Set the rule variant mode, or report it with status.",
-     "inputSchema": _obj({"variant": {"type": "string", "enum": [
+     "inputSchema": _obj({"variant": {"type": "string", "description": "mode", "enum": [
          "off", "light", "balanced", "strict", "status"]}}, ("variant",))},
     {"name": "engram_note",
      "description": "Save a short expiring task note in the working tier after a yes/cancel "
-                    "from the human. Returns {id, file, valid_until}.",
+                    "from the human.",
      "inputSchema": _obj({"text": _str("the note", 2000), "objective": _str("task it serves", 200),
                           "type": _TYPE,
-                          "scope": {"type": "string", "enum": ["workspace", "global"]}},
+                          "scope": {"type": "string", "enum": ["workspace", "global"],
+                                    "description": "note target"}},
                          ("text",)),
      "annotations": NOTE},
 )

@@ -9,17 +9,24 @@ is touched, by loads by id and resource reads (docs/reading.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from engram.anchors.notes import demote_gone, load_notes
 from engram.config import Settings
 from engram.errors import UsageError
-from engram.outcome import Diagnostic, Outcome
+from engram.outcome import Diagnostic, Outcome, json_text_length, model_json
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
 from engram.search.guard import Skip
-from engram.search.pack import DISCLOSURES, Pack, refined_line, render_full, render_tiered
+from engram.search.pack import (
+    DISCLOSURES,
+    Pack,
+    in_context_line,
+    refined_line,
+    render_full,
+    render_tiered,
+)
 from engram.search.reader import Reader, default_scanner
 from engram.search.resources import card_lines, index_text, load_ids, memory_text, top_by_usage
 from engram.search.route import Routed, Router, active_variant, open_router
@@ -46,19 +53,27 @@ def _check_args(budget_tokens: int | None, disclosure: str) -> None:
 def load(roots: Roots, *, query: str | None = None, ids: str | Sequence[str] | None = None,
          budget_tokens: int | None = None, disclosure: str = "tiered", full: bool = False,
          explain: bool = False, dry_run: bool = False, include_all: bool = False,
+         fit_json: bool = False, in_context: Collection[str] = (),
          session: ReadSession | None = None) -> Outcome:
-    """Route a task to a pack (docs/reading.md), or load memories by id. `session` is a
-    long-lived caller's read session (session.py); without one, this call makes its own."""
+    """Route a task to a pack (docs/reading.md), or load memories by id.
+
+    `fit_json`: the budget bounds the whole JSON envelope (text JSON-escaped, data and
+    diagnostics), as a host that forwards MCP `structuredContent` hands it to the model.
+    `in_context`: keys whose bodies the reader already has; they are left out of the pack and
+    named on one line (`data.in_context`). `session`: a long-lived caller's read session
+    (session.py); without one, this call makes its own.
+    """
     _check_args(budget_tokens, disclosure)
     with reading(roots, session) as rs:
         return _load(rs, query=query, ids=ids, budget_tokens=budget_tokens,
                      disclosure=disclosure, full=full, explain=explain, dry_run=dry_run,
-                     include_all=include_all)
+                     include_all=include_all, fit_json=fit_json, in_context=in_context)
 
 
 def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] | None,
           budget_tokens: int | None, disclosure: str, full: bool, explain: bool,
-          dry_run: bool, include_all: bool) -> Outcome:
+          dry_run: bool, include_all: bool, fit_json: bool,
+          in_context: Collection[str]) -> Outcome:
     router, settings = open_router(session)
     reader = Reader(session, default_scanner())
     if ids:
@@ -74,19 +89,25 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
                          hint='give a task (engram load "fix the release script"), --id or --all')
     budget = budget_tokens or settings.int("load.max_tokens")
     return _render_route(router, reader, routed, settings, budget=budget, disclosure=disclosure,
-                         full=full, explain=explain, dry_run=dry_run)
+                         full=full, explain=explain, dry_run=dry_run, fit_json=fit_json,
+                         in_context=frozenset(in_context))
 
 
 def _render_route(router: Router, reader: Reader, routed: Routed, settings: Settings, *,
                   budget: int, disclosure: str, full: bool, explain: bool,
-                  dry_run: bool) -> Outcome:
+                  dry_run: bool, fit_json: bool, in_context: frozenset[str]) -> Outcome:
     limit = settings.int("load.limit")
     memories: list[Memory] = []
     raws: list[str] = []
     skips: list[Skip | None] = []
-    router.prefetch(reader, [routed.docs[k] for k in routed.selection.keys])
+    vouch = Vouch(router, reader, routed)
+    # Left out only when the file still passes the guard: a claim (the hook's git-ignored cache)
+    # must neither name an unapproved id nor hide a file the guard would report.
+    known = [k for k in routed.selection.keys if k in in_context and vouch.approved(k)]
+    keys = [k for k in routed.selection.keys if k not in known]
+    router.prefetch(reader, [routed.docs[k] for k in keys])
     shown: set[str] = set()
-    for key in routed.selection.keys:
+    for key in keys:
         d = routed.docs[key]
         got = router.read(reader, d, router.policy.hidden_reason)
         skips += [got.skip, *got.others]
@@ -95,18 +116,36 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
             memories.append(got.memory)
             raws.append(got.raw)
     skips = list(dict.fromkeys(skips))
-    vouch = Vouch(router, reader, routed)
     notes = load_notes(router.roots, memories)
     memories, raws = demote_gone(memories, raws, notes)
     head = [s.line for s in skips if s is not None]
     if routed.matched > limit and routed.anchors:
         head.insert(0, refined_line(limit, routed.matched, routed.narrow_tags))
+    if known:
+        head.append(in_context_line([routed.docs[k].id for k in known]))
+    data: dict[str, Any] = {
+        "selected_keys": [m.key for m in memories],
+        "body_keys": [], "card_ids": [], "omitted_ids": [], "tokens": 0,
+        "matched": routed.matched, "anchors": routed.anchors,
+    }
+    if known:
+        data["in_context"] = known
+    if notes:
+        data["stale"] = {m.id: notes[m.key] for m in memories if m.key in notes}
+    if skips:
+        data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
+                           for s in skips if s is not None]
+    diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
+    diags += (explain_mod.graph_diagnostics(routed, vouch)
+              + explain_mod.root_diagnostics(router.roots))
     if full:
         pack = render_full(memories, raws, f"engram: loaded {len(memories)} of "
                            f"{len(memories)} routed memories (full, no budget)", head)
     else:
+        reserve = _envelope_reserve(data, diags) if fit_json else 0
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
-                             variant=active_variant(settings), extra_head=head, notes=notes)
+                             variant=active_variant(settings), extra_head=head, notes=notes,
+                             measure=json_text_length if fit_json else len, reserve=reserve)
     if explain or dry_run:
         pack = Pack(text=explain_mod.render(routed, pack, memories, vouch, explain=explain,
                                             dry_run=dry_run, limit=limit),
@@ -114,23 +153,18 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                     omitted_ids=pack.omitted_ids)
     if not routed.selection.keys:
         pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
-    data: dict[str, Any] = {
-        "selected_keys": [m.key for m in memories],
-        "body_keys": pack.body_keys, "card_ids": pack.card_ids,
-        "omitted_ids": pack.omitted_ids, "tokens": pack.tokens,
-        "matched": routed.matched, "anchors": routed.anchors,
-    }
-    if notes:
-        data["stale"] = {m.id: notes[m.key] for m in memories if m.key in notes}
-    if skips:
-        data["skipped"] = [{"file": s.name, "reason": s.shown_reason}
-                           for s in skips if s is not None]
+    data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
+                omitted_ids=pack.omitted_ids, tokens=pack.tokens)
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories, vouch)
-    diags = [Diagnostic("load.skipped", "warn", s.line) for s in skips if s is not None]
-    diags += (explain_mod.graph_diagnostics(routed, vouch)
-              + explain_mod.root_diagnostics(router.roots))
     return Outcome(text=pack.text, data=data, diagnostics=diags)
+
+
+def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
+    """Characters the envelope takes besides the pack text, at most: every memory counted
+    under its longer name (`body_keys` hold `scope:id`, the other lists bare ids)."""
+    worst = {**data, "body_keys": data["selected_keys"], "tokens": 10 ** 5}
+    return len(model_json(Outcome(text="", data=worst, diagnostics=diags).envelope()))
 
 
 def route(roots: Roots, task: str, *, session: ReadSession | None = None) -> Outcome:

@@ -3,17 +3,19 @@
 Tiers, each in route order: bodies (compact frontmatter, the active rule variant only) for the
 memories that fit, then one-line cards for those that still fit, then the ids of whatever is
 left on one `omitted by budget` line. Tokens are estimated as ceil(characters / 4), so a budget
-of B tokens is 4·B characters of output, header and warnings included. `render_full` is the
-broad legacy form (whole files, no budget). This module formats; it does not route, read files
-or count recalls.
+of B tokens is 4·B characters of output, header and warnings included. When the pack travels
+inside a JSON envelope (MCP `structuredContent`), `render_tiered` can measure the text as
+JSON-escaped characters and leave `reserve` characters for the rest of the envelope, so the
+budget bounds what the model receives. `render_full` is the broad legacy form (whole files, no
+budget). This module formats; it does not route, read files or count recalls.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from engram.outcome import estimate_tokens
 from engram.store.model import AUTHORITY, Memory
 
 DISCLOSURES = ("tiered", "cards", "bodies")
@@ -21,9 +23,8 @@ CARD_SUMMARY = 100
 _VARIANTS_HEADING = re.compile(r"^##\s+rule\s+variants\b.*$", re.IGNORECASE | re.MULTILINE)
 _NEXT_H2 = re.compile(r"^##\s", re.MULTILINE)
 
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
+__all__ = ("estimate_tokens",)  # re-exported: the one estimator lives in engram.outcome
+Measure = Callable[[str], int]
 
 
 class Pack:
@@ -100,6 +101,10 @@ def refined_line(limit: int, matched: int, tags: Sequence[str]) -> str:
     return line + (f"; narrow with: {', '.join(tags[:5])}" if tags else "")
 
 
+def in_context_line(ids: Sequence[str]) -> str:
+    return f"already in context, left out: {', '.join(ids)}"
+
+
 def omitted_line(ids: Sequence[str], room: int) -> str | None:
     """As many ids as fit in `room` characters, then `+N more`; None if not even that fits."""
     if not ids:
@@ -133,27 +138,33 @@ class _Parts:
 
 def render_tiered(memories: Sequence[Memory], *, budget: int, disclosure: str = "tiered",
                   variant: str = "balanced", extra_head: Sequence[str] = (),
+                  measure: Measure = len, reserve: int = 0,
                   notes: Mapping[str, str] | None = None) -> Pack:
     """Bodies, then cards, then omitted ids, all inside `budget` tokens. `notes` maps a memory
-    key to one line shown with it (staleness)."""
-    room = budget * 4
+    key to one line shown with it (staleness).
+
+    `measure` is how many characters a text costs where it is delivered (`len`, or its
+    JSON-escaped length); `reserve` characters of the budget are kept for what travels with it.
+    """
+    room = budget * 4 - reserve
     n = len(memories)
     parts = _Parts(head=[header(n, n, budget), *extra_head])
     pack = Pack(text="")
     rest = list(memories)
     if disclosure in ("tiered", "bodies"):
-        rest = _fill(parts, rest, room, pack, variant, as_card=False, notes=notes or {})
+        rest = _fill(parts, rest, room, pack, variant, measure, as_card=False, notes=notes or {})
     if disclosure in ("tiered", "cards"):
-        rest = _fill(parts, rest, room, pack, variant, as_card=True, notes=notes or {})
+        rest = _fill(parts, rest, room, pack, variant, measure, as_card=True, notes=notes or {})
     pack.omitted_ids = [m.id for m in rest]
-    parts.tail = omitted_line(pack.omitted_ids, room - len(parts.text()) - 2) or ""
+    gap = measure("\n\n")  # between the last block and the omitted line
+    parts.tail = omitted_line(pack.omitted_ids, room - measure(parts.text()) - gap) or ""
     parts.head[0] = header(len(pack.body_keys), n, budget)
     pack.text = parts.text()
     return pack
 
 
 def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: str,
-          *, as_card: bool, notes: Mapping[str, str]) -> list[Memory]:
+          measure: Measure, *, as_card: bool, notes: Mapping[str, str]) -> list[Memory]:
     """Add the items of one tier, in route order, that fit with room for a minimal last line.
 
     An item too big for what is left is passed over, not a stop: one long prerequisite must not
@@ -170,7 +181,7 @@ def _fill(parts: _Parts, items: list[Memory], room: int, pack: Pack, variant: st
         target.append(block)
         after = len(left) + len(items) - i - 1
         tail = f"omitted by budget: +{after} more — load with id" if after else ""
-        if len(parts.text()) + (len(tail) + 2 if tail else 0) > room:
+        if measure(parts.text()) + (measure("\n\n" + tail) if tail else 0) > room:
             target.pop()
             left.append(m)
             continue
