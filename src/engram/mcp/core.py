@@ -8,7 +8,6 @@ Tests pass their own `Core` to exercise the protocol layer without the engine.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -100,18 +99,18 @@ class EngineCore:
         # Checked on every call: a long-lived server must notice a symlink planted later.
         return ensure(self._roots)
 
-    @staticmethod
-    def _mod(name: str) -> Any:
-        return importlib.import_module(name)
-
     def workspace_key(self) -> str:
         return str(self.roots.workspace.path)
 
     def resource_limit(self) -> int:
         return self.roots.settings().int("mcp.resource_limit")
 
+    # Each engine module is imported inside the method that needs it (on first use, so
+    # `initialize` answers before the engine loads); mypy checks every call.
     def load(self, args: dict[str, Any]) -> Outcome:
-        return self._mod("engram.search.api").load(  # type: ignore[no-any-return]
+        from engram.search import api
+
+        return api.load(
             self.roots, query=args.get("query"), ids=args.get("id"),
             budget_tokens=args.get("budget_tokens"),
             disclosure=args.get("disclosure", "tiered"),
@@ -120,60 +119,74 @@ class EngineCore:
             session=self.session)
 
     def route(self, task: str) -> Outcome:
-        api = self._mod("engram.search.api")
-        return api.route(self.roots, task, session=self.session)  # type: ignore[no-any-return]
+        from engram.search import api
+
+        return api.route(self.roots, task, session=self.session)
 
     def search(self, query: str, limit: int) -> Outcome:
-        api = self._mod("engram.search.api")
-        return api.search(  # type: ignore[no-any-return]
-            self.roots, query, limit=limit, session=self.session)
+        from engram.search import api
+
+        return api.search(self.roots, query, limit=limit, session=self.session)
 
     def verify(self) -> Outcome:
-        return self._mod("engram.store.integrity").verify(self.roots)  # type: ignore[no-any-return]
+        from engram.store.integrity import verify
+
+        return verify(self.roots)
 
     def status(self) -> Outcome:
-        return self._mod("engram.status").status(self.roots)  # type: ignore[no-any-return]
+        from engram.status import status
+
+        return status(self.roots)
 
     def propose(self, candidates: str, scope: str | None, query_level: int | None) -> Proposal:
-        api = self._mod("engram.proposals.api")
-        return api.propose(  # type: ignore[no-any-return]
-            self.roots, candidates, scope=scope, query_level=query_level)
+        from engram.proposals import api
+
+        return api.propose(self.roots, candidates, scope=scope, query_level=query_level)
 
     def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
                     scope: str | None) -> Proposal:
-        api = self._mod("engram.proposals.api")
-        return api.propose(  # type: ignore[no-any-return]
-            self.roots, text, scope=scope, type=type_, role=role, context=context, single=True)
+        from engram.proposals import api
+
+        return api.propose(self.roots, text, scope=scope, type=type_, role=role,
+                           context=context, single=True)
 
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> Proposal:
-        api = self._mod("engram.proposals.api")
-        return api.propose_note(  # type: ignore[no-any-return]
-            self.roots, text, objective=objective, type=type_, scope=scope)
+        from engram.proposals import api
+
+        return api.propose_note(self.roots, text, objective=objective, type=type_, scope=scope)
 
     def commit(self, token: str, approve: str | list[int], scope: str | None) -> Outcome:
-        api = self._mod("engram.proposals.api")
-        return api.commit(self.roots, token, approve, scope=scope)  # type: ignore[no-any-return]
+        from engram.proposals import api
+
+        return api.commit(self.roots, token, approve, scope=scope)
 
     def decline(self, token: str) -> None:
-        self._mod("engram.proposals.api").decline(self.roots, token)
+        from engram.proposals import api
+
+        api.decline(self.roots, token)
 
     def set_role(self, roles: list[str]) -> Outcome:
-        api = self._mod("engram.proposals.api")
-        return api.set_role(self.roots, roles)  # type: ignore[no-any-return]
+        from engram.proposals import api
+
+        return api.set_role(self.roots, roles)
 
     def set_rule_variant(self, variant: str) -> Outcome:
-        api = self._mod("engram.proposals.api")
-        return api.set_rule_variant(self.roots, variant)  # type: ignore[no-any-return]
+        from engram.proposals import api
+
+        return api.set_rule_variant(self.roots, variant)
 
     def index_text(self) -> str:
-        api = self._mod("engram.search.api")
-        return str(api.index_text(self.roots, session=self.session))
+        from engram.search import api
+
+        return api.index_text(self.roots, session=self.session)
 
     def memory_text(self, memory_id: str) -> str:
-        api = self._mod("engram.search.api")
-        return str(api.memory_text(self.roots, memory_id, session=self.session))
+        from engram.search import api
+
+        return api.memory_text(self.roots, memory_id, session=self.session)
 
     def top_by_usage(self, n: int) -> list[dict[str, Any]]:
-        api = self._mod("engram.search.api")
-        return list(api.top_by_usage(self.roots, n, session=self.session))
+        from engram.search import api
+
+        return api.top_by_usage(self.roots, n, session=self.session)
