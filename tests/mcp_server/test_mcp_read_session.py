@@ -61,3 +61,29 @@ def test_a_long_lived_server_sees_other_processes_writes_on_the_next_request(
         assert "maintainer's key" not in text and "SKIPPED knowledge/release-tags.md" in text
     finally:
         server.close()
+
+
+def test_a_resource_read_that_fails_for_another_reason_than_not_found_says_so(
+        project: Path, tmp_path: Path) -> None:
+    ws = project / ".agents" / ".engram"
+    ws.mkdir(parents=True)
+    _elsewhere(ws, "release-tags", "- Tags are signed by the release bot.")
+    server = InProcessServer(["--real-core", "--workspace", str(project)], None)
+    try:
+        initialize(server)
+        missing = server.call("resources/read", {"uri": "engram://memory/no-such-memory"})
+        assert missing["error"]["message"].startswith("Resource not found")
+        # A symlink planted in place of a type folder: the root is refused, not "not found".
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        for p in (ws / "knowledge").iterdir():
+            p.unlink()
+        (ws / "knowledge").rmdir()
+        (ws / "knowledge").symlink_to(outside, target_is_directory=True)
+        for uri in ("engram://memory/release-tags", "engram://index"):
+            error = server.call("resources/read", {"uri": uri})["error"]
+            assert "not found" not in error["message"].lower(), error
+            assert f"{uri} cannot be read" in error["message"] and "symlink" in error["message"]
+            assert error["data"]["code"] == "storage.symlink" and error["data"]["uri"] == uri
+    finally:
+        server.close()

@@ -12,13 +12,14 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from engram.errors import EngramError, NotFoundError
+from engram.errors import EngramError, InvalidIdError, NotFoundError
 from engram.mcp import elicitation as dlg
 from engram.mcp.arguments import ArgumentError, validate
 from engram.mcp.core import Core, Proposal
 from engram.mcp.framing import RpcError
 from engram.mcp.protocol import (
     INDEX_URI,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     MARKDOWN,
     MEMORY_URI_PREFIX,
@@ -228,15 +229,21 @@ class Handlers:
         if not isinstance(uri, str):
             raise RpcError(INVALID_PARAMS, "Invalid params: uri must be a string")
         if uri == INDEX_URI:
-            text = self.engine(self.core.index_text)
+            read: Callable[[], str] = self.core.index_text
         elif uri.startswith(MEMORY_URI_PREFIX) and len(uri) > len(MEMORY_URI_PREFIX):
             memory_id = uri[len(MEMORY_URI_PREFIX):]
-            try:
-                text = self.engine(lambda: self.core.memory_text(memory_id))
-            except (NotFoundError, EngramError) as exc:
-                raise NotFound(f"Resource not found: {uri} ({exc})") from exc
+            read = lambda: self.core.memory_text(memory_id)  # noqa: E731
         else:
             raise NotFound(f"Resource not found: {uri}")
+        try:
+            text = self.engine(read)
+        except (NotFoundError, InvalidIdError) as exc:
+            raise NotFound(f"Resource not found: {uri} ({exc})") from exc
+        except EngramError as exc:
+            # Anything else (a refused root, a storage fault) is not "not found": say what.
+            fix = f" (fix: {exc.hint})" if exc.hint else ""
+            raise RpcError(INTERNAL_ERROR, f"Resource {uri} cannot be read: {exc.message}{fix}",
+                           {"uri": uri, "code": exc.code}) from exc
         return [{"uri": uri, "mimeType": MARKDOWN, "text": text}]
 
     @staticmethod
