@@ -120,15 +120,22 @@ def put_codex(bench: Bench, path: Path, wish: Wish) -> str | None:
         text = blocks.drop_outside_entry(text)
     elif has_block and wish.force and not command.is_engrams(entry):
         entry = None
-    flags: list[str] = []
+    flags: list[str] = [NO_DIALOG]
     launch = wish.launch
     if entry is not None and command.is_engrams(entry):
         # Codex never gets --always-load (§11.2); every other flag is kept.
         flags = command.with_always_load(command.flags_of(entry), False)
+        flags += [NO_DIALOG] if NO_DIALOG not in flags else []
         launch = command.kept_launch(entry, wish.launch) if wish.repin else wish.launch
     new = blocks.codex_upsert(text, launch.argv(flags), str(path))
     bench.write(path, new)
     return None
+
+
+# `codex exec` declines an MCP approval dialog at once, with no human asked; a declined
+# proposal is revoked, so the model never saw the candidates. Codex gets the chat flow instead:
+# the preview and token in the tool result, and `engram_commit` behind approval_mode = "prompt".
+NO_DIALOG = "--no-elicitation"
 
 
 def take_out_codex(bench: Bench, path: Path) -> None:
