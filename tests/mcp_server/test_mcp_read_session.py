@@ -29,18 +29,24 @@ def _tool(server: InProcessServer, name: str, args: dict[str, Any]) -> dict[str,
     return dict(reply["result"])
 
 
+def _serve(project: Path) -> tuple[Path, InProcessServer]:
+    """A workspace holding one approved memory and the real server over it, initialized."""
+    ws = project / ".agents" / ".engram"
+    ws.mkdir(parents=True)
+    _elsewhere(ws, "release-tags", "- Tags are signed by the release bot.")
+    server = InProcessServer(["--real-core", "--workspace", str(project)], None)
+    initialize(server)
+    return ws, server
+
+
 def _text(result: dict[str, Any]) -> str:
     return "".join(c.get("text", "") for c in result["content"])
 
 
 def test_a_long_lived_server_sees_other_processes_writes_on_the_next_request(
         project: Path) -> None:
-    ws = project / ".agents" / ".engram"
-    ws.mkdir(parents=True)
-    _elsewhere(ws, "release-tags", "- Tags are signed by the release bot.")
-    server = InProcessServer(["--real-core", "--workspace", str(project)], None)
+    ws, server = _serve(project)
     try:
-        initialize(server)
         assert "signed by the release bot" in _text(
             _tool(server, "engram_load", {"query": "release tags"}))
         _elsewhere(ws, "release-tags", "- Tags are signed by a maintainer's key.")
@@ -65,12 +71,8 @@ def test_a_long_lived_server_sees_other_processes_writes_on_the_next_request(
 
 def test_a_resource_read_that_fails_for_another_reason_than_not_found_says_so(
         project: Path, tmp_path: Path) -> None:
-    ws = project / ".agents" / ".engram"
-    ws.mkdir(parents=True)
-    _elsewhere(ws, "release-tags", "- Tags are signed by the release bot.")
-    server = InProcessServer(["--real-core", "--workspace", str(project)], None)
+    ws, server = _serve(project)
     try:
-        initialize(server)
         missing = server.call("resources/read", {"uri": "engram://memory/no-such-memory"})
         assert missing["error"]["message"].startswith("Resource not found")
         # A symlink planted in place of a type folder: the root is refused, not "not found".
