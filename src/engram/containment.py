@@ -27,7 +27,8 @@ DIRS = ("rules", "skills", "knowledge", "archive", "working", ".cache")
 FILES = ("memory.hashes.json", "engram.config.json", "changelog.md", "pending-approvals.json",
          "usage.json", ".lock", ".gitignore", ".gitattributes")
 CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "derived.sqlite",
-               "derived.sqlite-wal", "derived.sqlite-shm", "hooks.json")
+               "derived.sqlite-wal", "derived.sqlite-shm", "hooks.json", "anchors.sqlite",
+               "anchors.sqlite-journal")
 CODE = "storage.symlink"
 HINT = ("a cloned repository controls its symlinks: replace it with a real directory or file "
         "(or delete it and run `engram init`); `engram doctor` lists every one")

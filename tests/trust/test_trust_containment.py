@@ -64,7 +64,7 @@ def test_a_symlinked_workspace_root_is_refused_and_its_target_untouched(
 DIR_LINKS = ["rules", "skills", "knowledge", "archive", "working", ".cache"]
 FILE_LINKS = ["memory.hashes.json", "engram.config.json", "changelog.md",
               "pending-approvals.json", "usage.json", ".lock", ".cache/index.sqlite",
-              ".cache/derived.sqlite"]
+              ".cache/derived.sqlite", ".cache/anchors.sqlite"]
 
 
 @pytest.mark.parametrize("name", DIR_LINKS + FILE_LINKS)
