@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from engram.errors import EngramError, InvalidIdError, NotFoundError
 from engram.mcp import elicitation as dlg
 from engram.mcp.arguments import ArgumentError, validate
-from engram.mcp.core import Core, Proposal
+from engram.mcp.core import Core
 from engram.mcp.framing import RpcError
 from engram.mcp.protocol import (
     INDEX_URI,
@@ -28,8 +28,8 @@ from engram.mcp.protocol import (
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
 )
-from engram.mcp.results import problems_only, texts_once
-from engram.mcp.tools import DIALOG_TOOLS, TOOL_NAMES, schema_of
+from engram.mcp.results import texts_once
+from engram.mcp.tools import BY_NAME, Dialog, Tool
 
 if TYPE_CHECKING:
     from engram.outcome import Outcome
@@ -72,7 +72,8 @@ class Handlers:
     # tools -------------------------------------------------------------------------------
 
     def call_tool(self, name: Any, arguments: Any, ctx: CallContext) -> Outcome | InputRequired:
-        if not isinstance(name, str) or name not in TOOL_NAMES:
+        tool = BY_NAME.get(name) if isinstance(name, str) else None
+        if tool is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}")
         if arguments is None:
             arguments = {}
@@ -80,11 +81,12 @@ class Handlers:
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
         try:
             if ctx.request_state is not None:
-                return self._resume(name, arguments, ctx)
-            validate(schema_of(name), arguments)
-            if name in DIALOG_TOOLS:
-                return self._propose_flow(name, arguments, ctx)
-            return self.engine(lambda: self._simple(name, arguments))
+                return self._resume(tool, arguments, ctx)
+            validate(tool.input_schema, arguments)
+            handler = tool.handler
+            if isinstance(handler, Dialog):
+                return self._propose_flow(tool.name, handler, arguments, ctx)
+            return self.engine(lambda: handler(self.core, arguments))
         except ArgumentError as exc:
             return _failure("args.invalid", str(exc), hint="fix the argument and call again")
         except EngramError as exc:
@@ -102,59 +104,19 @@ class Handlers:
         """A legacy method named after a tool: its plain text, never a dialog."""
         arguments = {k: v for k, v in params.items() if k != "_meta"}
         try:
-            validate(schema_of(name), arguments)
+            validate(BY_NAME[name].input_schema, arguments)
         except ArgumentError as exc:
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc}") from exc
         outcome = self.call_tool(name, arguments, CallContext())
         return "" if isinstance(outcome, InputRequired) else outcome.text
 
-    def _simple(self, name: str, args: dict[str, Any]) -> Outcome:
-        core = self.core
-        if name == "engram_load":
-            if not args.get("query") and not args.get("id"):
-                raise ArgumentError("query", "give a query (the task) or an id")
-            return core.load(args)
-        if name == "engram_route":  # `query` too: agents that learned the TypeScript tool use it
-            task = args.get("task") or args.get("query")
-            if not task:
-                raise ArgumentError("task", "give the task (or query)")
-            return core.route(task)
-        if name == "engram_search":
-            return core.search(args["query"], int(args.get("limit", 10)))
-        if name == "engram_verify":
-            return problems_only(core.verify())
-        if name == "engram_status":
-            return core.status()
-        if name == "engram_commit":
-            return core.commit(args["approval_token"], args["approve"], None)
-        if name == "engram_set_role":
-            return core.set_role(list(args["roles"]))
-        return core.set_rule_variant(args["variant"])
-
-    def _propose(self, name: str, args: dict[str, Any]) -> Proposal:
-        core = self.core
-        if name == "engram_note":
-            return core.propose_note(args["text"], args.get("objective"), args.get("type"),
-                                     args.get("scope"))
-        if name == "engram_save_session":
-            return core.propose(args["candidates"], args.get("scope"), args.get("query_level"))
-        return core.propose_one(args["text"], args.get("type"), args.get("role"),
-                                args.get("context"), args.get("scope"))
-
-    @staticmethod
-    def _form(name: str, proposal: Proposal) -> dlg.Form | None:
-        if name == "engram_note":
-            until = proposal.data.get("valid_until")
-            return dlg.note_form(proposal.items, str(until) if until else None)
-        return dlg.save_form(proposal.items)
-
-    def _propose_flow(self, name: str, args: dict[str, Any],
+    def _propose_flow(self, name: str, dialog: Dialog, args: dict[str, Any],
                       ctx: CallContext) -> Outcome | InputRequired:
-        proposal = self.engine(lambda: self._propose(name, args))
+        proposal = self.engine(lambda: dialog.propose(self.core, args))
         fallback = texts_once(proposal.outcome())
         if not ctx.dialog:
             return fallback
-        form = self._form(name, proposal)
+        form = dialog.form(proposal)
         if form is None:
             return fallback
         pending = dlg.Pending(proposal.token, form, fallback)
@@ -173,12 +135,13 @@ class Handlers:
                       kind, "the request was cancelled")
         return self._finish(pending, dlg.Decision("fallback", reason))
 
-    def _resume(self, name: str, args: dict[str, Any], ctx: CallContext) -> Outcome:
-        if name not in DIALOG_TOOLS:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: {name} takes no requestState")
+    def _resume(self, tool: Tool, args: dict[str, Any], ctx: CallContext) -> Outcome:
+        if not isinstance(tool.handler, Dialog):
+            raise RpcError(INVALID_PARAMS,
+                           f"Invalid params: {tool.name} takes no requestState")
         workspace = self.engine(self.core.workspace_key)
         try:
-            pending = self.box.open(ctx.request_state, name, workspace, dlg.args_digest(args))
+            pending = self.box.open(ctx.request_state, tool.name, workspace, dlg.args_digest(args))
         except dlg.StateError as exc:
             raise RpcError(INVALID_PARAMS, f"Invalid params: {exc}") from exc
         responses = ctx.input_responses
