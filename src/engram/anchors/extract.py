@@ -51,6 +51,13 @@ def normalise(raw: str) -> str | None:
     return text
 
 
+def path_shaped(raw: str) -> str | None:
+    """A repository path with path characters only (no spaces, no markup), or None: what a
+    RENAME may name, so a path fix cannot carry prose into a memory."""
+    path = normalise(raw)
+    return path if path is not None and _PATHLIKE.match(path) else None
+
+
 def parse(raw: str, *, explicit: bool) -> Anchor | None:
     """One candidate string as an anchor (not yet checked against the repository)."""
     text = raw.strip()

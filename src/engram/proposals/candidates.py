@@ -198,7 +198,7 @@ def _roles(value: Any, number: int) -> tuple[str, ...]:
                          hint=exc.hint) from exc
 def _renames(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
     """`old -> new` pairs, separated by `;` (or a list of such strings)."""
-    from engram.anchors.extract import normalise
+    from engram.anchors.extract import path_shaped
 
     items = value if isinstance(value, list | tuple) else _text(value).split(";")
     out = []
@@ -207,7 +207,7 @@ def _renames(value: Any, fail: Any) -> tuple[tuple[str, str], ...]:
         if not text:
             continue
         old, sep, new = text.partition("->")
-        a, b = normalise(old), normalise(new)
+        a, b = path_shaped(old), path_shaped(new)
         if not sep or a is None or b is None or a == b:
             raise fail("RENAME", f"{text!r} is not `old/path -> new/path`",
                        "give repository-relative paths, e.g. RENAME: ops/a.yaml -> infra/a.yaml")
