@@ -1,5 +1,5 @@
 """Containment: nothing Engram reads or writes for a root may lie behind a symlink it did not
-choose (SPEC §3; issue 16).
+choose (docs/safety.md "Path containment").
 
 A cloned repository controls everything in it, symlinks included. If `.agents/.engram`, a type
 folder or a state file were a symlink, even `engram load` would create its index, lock and usage
