@@ -28,7 +28,7 @@ FILES = ("memory.hashes.json", "engram.config.json", "changelog.md", "pending-ap
          "usage.json", ".lock", ".gitignore", ".gitattributes")
 CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "derived.sqlite",
                "derived.sqlite-wal", "derived.sqlite-shm", "hooks.json", "anchors.sqlite",
-               "anchors.sqlite-journal")
+               "anchors.sqlite-wal", "anchors.sqlite-shm", "anchors.sqlite-journal")
 CODE = "storage.symlink"
 HINT = ("a cloned repository controls its symlinks: replace it with a real directory or file "
         "(or delete it and run `engram init`); `engram doctor` lists every one")
