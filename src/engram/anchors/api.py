@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram.anchors.check import ORDER, Staleness, check_memory, describe, short
+from engram.anchors.check import ORDER, Staleness, check_memory, describe, short, shown_path
 from engram.anchors.extract import Anchor, candidates, decode, encode
 from engram.anchors.facts import Facts
 from engram.anchors.notes import confirmed_day, facts_for
@@ -75,7 +75,7 @@ def as_dict(st: Staleness) -> dict[str, Any]:
     return {"id": st.id, "file": st.rel, "state": st.state, "confirmed": st.confirmed,
             "changed_commits": st.changed, "newest_commit": st.newest_commit,
             "newest_date": st.newest_date,
-            "anchors": [{"path": a.anchor.label, "state": a.state, "new_path": a.new_path,
+            "anchors": [{"path": a.anchor.label, "state": a.state, "new_path": shown_path(a.new_path) if a.new_path else "",
                          "commit": a.commit, "date": a.date, "detail": a.detail}
                         for a in st.anchors]}
 

@@ -162,12 +162,20 @@ def _safe(path: str, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def shown_path(path: str) -> str:
+    """A path from git (or from the cache any workspace writer can rewrite): printed like a
+    file name nobody reviewed (docs/safety.md), withheld when a part reads like an instruction."""
+    from engram.safety import shown_name
+
+    return _safe(shown_name(path, 80))
+
+
 def describe(s: AnchorState) -> str:
     """One short sentence on what happened to one anchor."""
     name = f"`{_safe(s.anchor.label)}`"
     when = f" in {short(s.commit)}, {s.date}" if s.commit else ""
     if s.state == "moved":
-        return f"{name} was renamed to `{_safe(s.new_path)}`{when}"
+        return f"{name} was renamed to `{shown_path(s.new_path)}`{when}"
     if s.state == "gone":
         if s.detail.startswith("symbol"):
             return f"{name}: {s.detail}"

@@ -57,11 +57,37 @@ def _prefix_range(prefix: str) -> tuple[str, str]:
     return base, base[:-1] + "0"  # '0' sorts right after '/'
 
 
+# The cache lives in the git-ignored `.cache/`, which anything that writes the workspace can
+# rewrite (its key is read from `.git/` files the same writer can read). A load prints what it
+# says about a stale memory's code, so what leaves the cache has git's shapes or is dropped:
+# a fate is "moved" or "deleted", a commit is hex, a date is ISO, a note is one Engram writes.
+# Paths are still names anyone could choose; check.py prints them as file names.
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+SHALLOW_NOTE = "shallow clone: moves and deletions before its first commit are not seen"
+LONG_NOTE = f"long history: only the newest {gitlog.MAX_COMMITS:,} commits are read"
+
+
+def _fate(kind: str, new_path: str, commit: str, date: str) -> Fate | None:
+    """A cached fate with git's shapes, or None (a row Engram did not write)."""
+    if kind not in ("moved", "deleted") or not isinstance(new_path, str) \
+            or not _COMMIT.fullmatch(str(commit)) or not _DATE.fullmatch(str(date)) \
+            or (kind == "moved") != bool(new_path):
+        return None
+    return Fate(kind, new_path, commit, date)
+
+
+def _known_note(note: str) -> str:
+    """The cached note, only made of the notes `_update` writes."""
+    parts = [n for n in str(note).split("; ") if n in (SHALLOW_NOTE, LONG_NOTE)]
+    return "; ".join(parts)
+
+
 class GitFacts:
     in_git = True
 
     def __init__(self, db: sqlite3.Connection, top: Path, note: str) -> None:
-        self.db, self.top, self.note = db, top, note
+        self.db, self.top, self.note = db, top, _known_note(note)
         self._tracked: set[str] | None = None
 
     def preload(self) -> None:
@@ -88,13 +114,14 @@ class GitFacts:
     def fate(self, path: str) -> Fate | None:
         row = self.db.execute("SELECT kind, new_path, sha, date FROM fate WHERE path=?",
                               (path,)).fetchone()
-        return Fate(*row) if row else None
+        return _fate(*row) if row else None
 
     def fates_under(self, prefix: str) -> list[tuple[str, Fate]]:
         lo, hi = _prefix_range(prefix)
-        return [(p, Fate(k, n, s, d)) for p, k, n, s, d in self.db.execute(
+        rows = self.db.execute(
             "SELECT path, kind, new_path, sha, date FROM fate WHERE path >= ? AND path < ? "
-            "ORDER BY path", (lo, hi))]
+            "ORDER BY path", (lo, hi))
+        return [(p, f) for p, *row in rows if (f := _fate(*row)) is not None]
 
     def changes_after(self, paths: list[str], day: str) -> Changes:
         if not paths or not day:
@@ -104,6 +131,8 @@ class GitFacts:
         for path in paths[:200]:
             for sha, d in self.db.execute(
                     "SELECT sha, date FROM touch WHERE path=? AND date > ?", (path, day)):
+                if not (_COMMIT.fullmatch(str(sha)) and _DATE.fullmatch(str(d))):
+                    continue  # not a row Engram wrote
                 if sha not in shas:
                     shas.add(sha)
                     count += 1
@@ -290,9 +319,9 @@ def _update(db: sqlite3.Connection, top: Path, key: Key, meta: dict[str, str]) -
     paths = gitlog.tracked(repo.top) if index_changed else None
     notes = []
     if repo.shallow:
-        notes.append("shallow clone: moves and deletions before its first commit are not seen")
+        notes.append(SHALLOW_NOTE)
     if hist is not None and hist.commits >= gitlog.MAX_COMMITS:
-        notes.append(f"long history: only the newest {gitlog.MAX_COMMITS:,} commits are read")
+        notes.append(LONG_NOTE)
     elif incremental:
         notes = notes or [n for n in meta.get("note", "").split("; ") if n]
     db.execute("BEGIN IMMEDIATE")

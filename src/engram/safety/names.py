@@ -9,6 +9,7 @@ of the name are printed instead, enough to find the file with `ls`.
 from __future__ import annotations
 
 import hashlib
+import re
 
 from engram.safety.invisible import printable
 from engram.safety.scan import scan_injection
@@ -16,17 +17,38 @@ from engram.safety.scan import scan_injection
 NAME_MAX = 64
 
 
+_PLAIN = re.compile(r"[^\W_][\w.-]*", re.UNICODE)  # a letter or digit, then slug characters
+
+
 def shown_name(file: str, limit: int = NAME_MAX) -> str:
+    """`file` as printed: escaped and cut, or withheld from the first part (a folder's name or
+    the file's) that is not a plain name (letters, digits, `-`, `_`, `.`: no spaces, markup or
+    punctuation to make a sentence of) or that reads like an instruction. Folders are named by
+    the same writer: the dated folders of `archive/` are found at any depth, and a renamed code
+    path (`engram stale`) is any path git holds."""
+    scope = "global:" if file.startswith("global:") else ""  # how a global root's file is named
+    parts = file.removeprefix(scope).split("/")
+    for i, part in enumerate(parts):
+        why = _why_withheld(part)
+        if why:
+            prefix = scope + "/".join(parts[:i]) + ("/" if i else "")
+            rest = "/".join(parts[i:])
+            digest = hashlib.sha256(rest.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+            return printable(prefix, limit) + f"[file name withheld: {why}; name digest {digest}]"
     head, _, base = file.rpartition("/")
     prefix = f"{head}/" if head else ""
-    words = base.removesuffix(".md")
+    return printable(prefix, limit) + printable(base, limit)
+
+
+def _why_withheld(part: str) -> str:
+    if part in ("", ".", "..") or not _PLAIN.fullmatch(part):
+        return "not a plain file name"
+    words = part.removesuffix(".md")
     for sep in "-_.":
         words = words.replace(sep, " ")
     if scan_injection(words) or scan_injection(printable(words)):
-        digest = hashlib.sha256(base.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-        return (printable(prefix, limit) + "[file name withheld: it reads like an instruction;"
-                f" name digest {digest}]")
-    return printable(prefix, limit) + printable(base, limit)
+        return "it reads like an instruction"
+    return ""
 
 
 def withheld_id(memory_id: str) -> str:
