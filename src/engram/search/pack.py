@@ -46,7 +46,19 @@ class Pack:
 
 
 def _flow(values: Sequence[str]) -> str:
-    return "[" + ", ".join(values) + "]"
+    return "[" + ", ".join(_one_line(v) for v in values) + "]"
+
+
+def _one_line(value: object) -> str:
+    """A frontmatter value as one printed line. The guarded read scanned the file's bytes, where
+    a quoted value's `\\n` is two characters inside a `tags:` line; printed raw, it would start
+    a line of its own (an injection line, `<system>`) that no scan saw."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    from engram.safety.invisible import printable
+
+    return printable(text)
 
 
 def compact_body(m: Memory, variant: str = "balanced", note: str = "") -> str:
@@ -55,7 +67,7 @@ def compact_body(m: Memory, variant: str = "balanced", note: str = "") -> str:
     lines = ["---", f"id: {m.id}", f"type: {m.type}"]
     if m.tags:
         lines.append(f"tags: {_flow(m.tags)}")
-    lines.append(f"authority: {m.meta.get('authority') or AUTHORITY[m.type]}")
+    lines.append(f"authority: {_one_line(m.meta.get('authority') or AUTHORITY[m.type])}")
     if m.depends_on:
         lines.append(f"depends_on: {_flow(m.depends_on)}")
     lines.append("---")

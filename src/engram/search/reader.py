@@ -50,11 +50,12 @@ def scanner_version() -> str:
     are reused only while the engram version and the rules file are unchanged."""
     import engram
 
-    safety = Path(engram.__file__).parent / "safety"
+    base = Path(engram.__file__).parent
     stamps = [engram.__version__]
-    for name in ("rules.py", "invisible.py"):  # the two rule tables scan_text applies
+    # the two rule tables scan_text applies, and what scan_memory_text scans with them
+    for name in ("safety/rules.py", "safety/invisible.py", "store/integrity.py"):
         try:
-            st = (safety / name).stat()
+            st = (base / name).stat()
         except OSError:
             continue
         stamps.append(f"{st.st_mtime_ns}:{st.st_size}")

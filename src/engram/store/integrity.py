@@ -262,10 +262,52 @@ def _author_emails(text: str) -> list[str]:
 
 def scan_memory_text(text: str) -> list[Any]:
     """Secrets, personal data and injection lines of a memory file, allowing the file's own
-    author e-mail (docs/safety.md: e-mails are PII everywhere except the author fields)."""
+    author e-mail (docs/safety.md: e-mails are PII everywhere except the author fields).
+
+    The file's text is what a reviewer reads; what Engram prints of its frontmatter is each
+    value decoded, and a double-quoted value's escapes (`\\n`, `\\u202e`, `\\0`) decode into
+    text the file does not hold: a line of its own (an injection line, `<system>`), a bidi
+    control. So when the frontmatter holds a backslash, each key's decoded values are scanned
+    too, a finding reported at the key's line."""
     from engram.safety import scan_text  # compiling the rules is costly: only when scanning
 
-    return list(scan_text(text, allow_emails=_author_emails(text)))
+    emails = _author_emails(text)
+    found = list(scan_text(text, allow_emails=emails))
+    return found + _decoded_findings(text, emails)
+
+
+def _decoded_findings(text: str, emails: list[str]) -> list[Any]:
+    from dataclasses import replace
+
+    from engram.safety import scan_text
+    from engram.store import frontmatter
+    from engram.store.format import split_file
+
+    if "\\" not in text.split("\n---", 1)[0]:
+        return []
+    try:
+        fm, _, _ = split_file(text, "")
+        meta = frontmatter.parse(fm)
+    except (InvalidMemoryError, frontmatter.FrontmatterError):
+        return []  # a file that does not parse is never printed
+    lines = fm.split("\n")
+    found: list[Any] = []
+    for key, value in meta.items():
+        at = next((n for n, ln in enumerate(lines, 2) if ln.startswith(f"{key}:")), 1)
+        found += [replace(f, line=at)
+                  for f in scan_text("\n".join(_strings(value)), allow_emails=emails)]
+    return found
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a parsed frontmatter value (nested lists and mappings too)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _stamp() -> str:
