@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from engram.gitrun import git_argv
+
 MAX_COMMITS = 20000  # a longer history is read up to here; older events are not seen
 GIT_TIMEOUT_S = 60
 _HEADER = re.compile(r"@([0-9a-f]{7,64}) (\d{4}-\d\d-\d\d)")
@@ -49,7 +51,7 @@ class Info(NamedTuple):
 
 def git(cwd: Path, *args: str) -> str:
     """Run one git command; OSError or CalledProcessError when git is absent or refuses."""
-    done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=True,
+    done = subprocess.run(git_argv(cwd, *args), capture_output=True, check=True,
                           timeout=GIT_TIMEOUT_S)
     return done.stdout.decode("utf-8", "surrogateescape")
 

@@ -142,8 +142,10 @@ def session_query(env: Env, project: Path) -> str:
         parts.append(re.sub(r"[-_/.]+", " ", head.removeprefix("ref: refs/heads/")))
     import subprocess  # only SessionStart without an objective pays for it
 
+    from engram.gitrun import git_argv
+
     try:
-        done = subprocess.run(["git", "-C", str(project), "log", "-1", "--format=%s"],
+        done = subprocess.run(git_argv(project, "log", "-1", "--format=%s"),
                               capture_output=True, text=True, timeout=GIT_TIMEOUT_S, check=False)
         if done.returncode == 0:
             parts.append(done.stdout.strip())

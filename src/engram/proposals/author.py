@@ -10,6 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from engram.gitrun import git_argv
 from engram.safety import printable
 
 GIT_TIMEOUT_S = 2.0
@@ -33,7 +34,7 @@ class Author:
 
 def _git_config(cwd: Path, key: str) -> str:
     try:
-        done = subprocess.run(["git", "config", "--get", key], cwd=cwd, capture_output=True,
+        done = subprocess.run(git_argv(cwd, "config", "--get", key), capture_output=True,
                               text=True, timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -18,6 +18,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from engram.gitrun import git_argv
+
 GIT_TIMEOUT_S = 10.0
 HASHES = "memory.hashes.json"
 _ATTRS = ("diff", "binary", "linguist-generated", "filter")
@@ -72,7 +74,7 @@ def _git(root: Path, args: list[str], stdin: Sequence[str] | None = None) -> str
     """git's output in `root` (None when git is missing, fails or this is no work tree)."""
     data = "".join(f"{p}\0" for p in stdin) if stdin is not None else None
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], input=data, capture_output=True,
+        done = subprocess.run(git_argv(root, *args), input=data, capture_output=True,
                               text=True, timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.SubprocessError, UnicodeError):
         return None
