@@ -41,10 +41,10 @@ def test_the_dialog_shows_each_candidate_text(project: Path, era: str) -> None:
     assert len(asked) == 3, asked
     session, long, note = asked
     props = _props(session)
-    assert props["c1"]["description"] == FIRST and props["c2"]["description"] == SECOND
+    assert props["c1"]["description"].startswith(FIRST) and props["c2"]["description"] == SECOND
     assert FIRST in session["message"] and SECOND in session["message"]
-    shown = _props(long)["c1"]["description"]
-    assert shown.startswith("Rotate the staging keys monthly.") and shown.endswith("…")
-    assert len(shown) <= TEXT_MAX
+    shown = _props(long)["c1"]["description"]  # whole: a cut would hide what is approved
+    assert shown.startswith("Rotate the staging keys monthly.") and "…" not in shown
+    assert shown.count("Then check the dashboards again.") == 30 and len(shown) <= TEXT_MAX
     assert "The CI cache key changed to v7 today." in json.dumps(note)
     assert "The CI cache key changed to v7 today." in note["message"]

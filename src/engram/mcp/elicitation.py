@@ -2,8 +2,10 @@
 states.
 
 A form lists the writable candidates by number, verdict and id with one boolean each, and shows
-each candidate's text (escaped, shortened to TEXT_MAX characters) in the message and in the
-boolean's description: a human approves what they read, never an id alone. A save-scope choice
+everything each candidate writes (its text and every other field, proposals/shown.py, escaped)
+in the message and in the boolean's description: a human approves what they read, never an id
+alone, and never a cut: a proposal too long to show whole in a dialog gets no dialog (the
+preview with its token goes back instead, as for a host without dialogs). A save-scope choice
 appears only when the proposal targets `both` (narrowing only).
 `interpret` maps an answer to a `Decision`: accept exactly the ticked numbers, decline (also for
 an invalid answer), or fall back to the token flow (cancel, timeout, client error).
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
     from engram.outcome import Outcome
 
 TITLE_MAX = 80
-TEXT_MAX = 300  # characters of a candidate's text a dialog shows
-MESSAGE_MAX = 4000
+TEXT_MAX = 2000  # characters of a candidate a dialog shows whole; longer: no dialog
+MESSAGE_MAX = 8000
 
 
 class Form(NamedTuple):
@@ -59,15 +61,16 @@ def targets_both(items: Sequence[ProposalItem]) -> bool:
 
 
 def save_form(items: Sequence[ProposalItem]) -> Form | None:
-    """The candidates form; None when nothing is writable (all NOOP: there is nothing to ask)."""
+    """The candidates form; None when nothing is writable (all NOOP: there is nothing to ask) or
+    when a candidate is too long to show whole."""
     writable = [i for i in items if i.writable]
-    if not writable:
+    if not writable or any(shown_text(i.text) is None for i in writable):
         return None
     props: dict[str, Any] = {}
     shown: list[str] = []
     for item in writable:
         title = f"{item.number} {verdict_kinds(item)} {item.id}"
-        text = shown_text(item.text)
+        text = shown_text(item.text) or ""
         props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title),
                                     "description": text, "default": True}
         shown.append(f"{_clip(title)}: {text}")
@@ -83,9 +86,10 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
         message += " Not shown, already known: " + ", ".join(f"{i.number} {i.verdict}"
                                                              for i in noop)
     message += "\n\n" + "\n".join(shown)
+    if len(message) > MESSAGE_MAX:
+        return None  # never cut what the human approves
     schema = {"type": "object", "properties": props}
-    return Form("save", _clip(message, MESSAGE_MAX), schema, tuple(i.number for i in writable),
-                scopes)
+    return Form("save", message, schema, tuple(i.number for i in writable), scopes)
 
 
 def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | None:
@@ -94,6 +98,8 @@ def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | 
     note_id = items[0].id
     until = f" until {valid_until}" if valid_until else ""
     text = shown_text(items[0].text)
+    if text is None:
+        return None
     schema = {"type": "object", "properties": {
         "save": {"type": "boolean", "title": _clip(f"Save working note {note_id}"),
                  "description": text, "default": True}}}
@@ -229,13 +235,14 @@ def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def shown_text(text: str) -> str:
-    """A candidate's text as a dialog shows it: one line, every invisible or control
-    character escaped (proposals holding them are refused anyway), cut to TEXT_MAX."""
+def shown_text(text: str) -> str | None:
+    """A candidate as a dialog shows it: one line, every invisible or control character
+    escaped (proposals holding them are refused anyway); None when it is longer than TEXT_MAX
+    (it is never cut: the human would approve what they did not read)."""
     from engram.safety import printable
 
-    return printable(" / ".join(ln.strip() for ln in text.splitlines() if ln.strip()),
-                     TEXT_MAX)
+    shown = printable(" / ".join(ln.strip() for ln in text.splitlines() if ln.strip()))
+    return shown if len(shown) <= TEXT_MAX else None
 
 
 def _clip(text: str, limit: int = TITLE_MAX) -> str:

@@ -38,6 +38,7 @@ from engram.proposals.plan import (
     render_preview,
     target_scopes,
 )
+from engram.proposals.shown import candidate_lines
 from engram.proposals.verdicts import Kind
 from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
@@ -59,7 +60,9 @@ class Item:
     writable: bool
     type: str = ""
     ready: bool = True
-    text: str = ""  # what the human approves (the approval dialog shows it)
+    # What the human approves: the text and every other field written (proposals/shown.py);
+    # the approval dialog shows it whole.
+    text: str = ""
     # The verdict as data, one entry per target root, built from the same rows as `verdict`
     # (its display text): the approval dialog reads these, never the text.
     parts: tuple[ScopedKind, ...] = ()
@@ -89,7 +92,8 @@ class Prepared:
             out.append(Item(c.number, label, rows[0].id, title_from_text(c.text),
                             any(p.verdict.writable for p in rows), c.type,
                             all(p.verdict.ready or not p.verdict.writable for p in rows),
-                            c.text, tuple((p.scope, p.verdict.kind) for p in rows)))
+                            "\n".join(candidate_lines(c)),
+                            tuple((p.scope, p.verdict.kind) for p in rows)))
         return out
 
     @property
@@ -233,8 +237,10 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
                               today=_today(clock))
     token = PendingApprovals(roots, clock).mint("note", [prep.scope], [prep.payload],
                                                           [], {})
+    goal = str(prep.payload.get("objective") or "")  # written too: the dialog shows it
     item = Item(1, "NOTE", prep.id, prep.title, True, prep.type,
-                text=str(prep.payload.get("text", "")), parts=((prep.scope, "ADD"),))
+                text=str(prep.payload.get("text", "")) + (f"\nObjective: {goal}" if goal else ""),
+                parts=((prep.scope, "ADD"),))
     return Proposal(token, prep.preview, [item], kind="note",
                     data={"id": prep.id, "valid_until": prep.valid_until})
 

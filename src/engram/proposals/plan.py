@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from engram.errors import EngramError, NotFoundError, UsageError
 from engram.proposals.candidates import Candidate
-from engram.proposals.variants import variants_for
+from engram.proposals.shown import candidate_lines
 from engram.proposals.verdicts import (
     FEATURES,
     Peer,
@@ -210,16 +210,7 @@ def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | No
             lines += [f"    Related: {h.kind} {h.id} ({h.score:.2f})" for h in p.verdict.hints]
             if p.verdict.blocked:
                 lines.append(f"    Problem: {p.verdict.blocked}")
-        lines += [f"    {ln}" for ln in c.text.splitlines()]
-        if c.context:
-            lines.append(f"    Context: {c.context}")
-        if c.depends_on:
-            lines.append(f"    Depends on: {', '.join(c.depends_on)}")
-        if c.renames:
-            lines.append("    Renames paths: " + "; ".join(f"{a} → {b}" for a, b in c.renames))
-        if c.type == "rule":
-            v = variants_for(c.text, c.variants)
-            lines.append(f"    Variants: light: {v['light']} | strict: {v['strict']}")
+        lines += [f"    {ln}" for ln in candidate_lines(c)]
     # Candidates with invisible characters were refused; names of other memories were not
     # reviewed here: nothing in a preview may be invisible.
     return printable("\n".join([*lines, "", AGENT_NOTE]), keep_lines=True)
