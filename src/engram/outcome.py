@@ -93,3 +93,16 @@ def json_text_length(text: str) -> int:
     import json
 
     return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control or invisible character but newline and tab escaped. The last
+    guard before a human's terminal: file names, hashes-file keys and other text nobody reviewed
+    reach some outputs (`rehash` lists what it approves), and one ESC sequence there could move
+    the cursor up and erase, or conceal, the very text the human is shown to review. Clean
+    output (the usual case) is checked in C and never pays for the safety import."""
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    from engram.safety import printable
+
+    return printable(text, keep_lines=True)

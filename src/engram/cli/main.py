@@ -158,8 +158,11 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
         sys.stdout.write(json.dumps(outcome.envelope(), ensure_ascii=False, indent=2) + "\n")
     elif outcome.text:
         stream = sys.stderr if outcome.to_stderr else sys.stdout
-        stream.write(outcome.text.rstrip("\n") + "\n")
+        from engram.outcome import terminal_safe
+
+        stream.write(terminal_safe(outcome.text.rstrip("\n")) + "\n")
     return outcome.exit_code
+
 
 
 def _auto_repin() -> None:

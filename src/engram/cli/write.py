@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.cli.answers import ANSWER_HELP, TYPE_WORDS, ask_terminal, near_type, parse
 from engram.errors import EXIT_APPROVAL_NEEDED, EXIT_ERROR, UsageError
-from engram.outcome import Diagnostic, Outcome
+from engram.outcome import Diagnostic, Outcome, terminal_safe
 
 if TYPE_CHECKING:
     from engram.cli.main import Context
@@ -77,7 +77,7 @@ def run_save(args: argparse.Namespace, ctx: Context) -> Outcome:
                              f"the first word {words[0]!r} is read as text, not as the type "
                              f"{typo!r}; to save a {typo}: engram save {typo} \"…\"")
         if not args.json:
-            sys.stderr.write(f"warning: {warning.message}\n")
+            sys.stderr.write(terminal_safe(f"warning: {warning.message}") + "\n")
     text = " ".join(words)
     outcome = propose_and_write(args, ctx, text, single=True, type=mtype, context=args.context,
                                 answer_from_stdin=True)
@@ -144,7 +144,7 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
             return _needs_answer(prep, args.json)
         if not shown and not args.json:
             # A piped or --answer answer: the log shows what was decided, then the outcome.
-            sys.stdout.write(prep.human_preview + "\n\n")
+            sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
             sys.stdout.flush()
         letter, rest = parse(answer)
         if letter == "C":
@@ -176,7 +176,7 @@ def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool
         return str(args.answer), False
     if sys.stdin.isatty() and sys.stdout.isatty() and not args.json:
         # A human at a terminal sees the preview and answers in place.
-        sys.stdout.write(prep.human_preview + "\n\n")
+        sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
         return ask_terminal(input), True
     if from_stdin and not sys.stdin.isatty() and _stdin_ready():
         lines = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
