@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -107,6 +107,14 @@ KEYS: dict[str, Key] = {
         Key("global_path", "str", None, doc="global root (user config only)"),
     )
 }
+
+
+# What a repository's own config (`<project>/.agents/.engram/engram.config.json`, a file anyone
+# who can write the project wrote, a cloned repository included) may set for a key: only a
+# narrowing. `scope` from there can keep saves in the workspace, never send them to the user's
+# global memory, which every project reads (docs/safety.md); the user sets that in their own
+# config (`engram config set scope both --user`) or per save (`--scope`).
+REPO_NARROW: dict[str, frozenset[str]] = {"scope": frozenset({"workspace"})}
 
 
 class Clamp(NamedTuple):
@@ -222,8 +230,9 @@ def _range_hint(key: Key) -> str:
     return "use a string"
 
 
-def load_settings(files: list[Path]) -> Settings:
-    """Layer the given config files (lowest precedence first) over the defaults."""
+def load_settings(files: list[Path], repo: Collection[Path] = ()) -> Settings:
+    """Layer the given config files (lowest precedence first) over the defaults. A value from a
+    `repo` file (the workspace's own config) outside `REPO_NARROW` is not used (reported)."""
     values = {name: (list(k.default) if isinstance(k.default, list) else k.default)
               for name, k in KEYS.items()}
     clamped: list[Clamp] = []
@@ -235,6 +244,10 @@ def load_settings(files: list[Path]) -> Settings:
             try:
                 used = coerce(key, raw, strict=False)
             except ConfigValueError:
+                clamped.append(Clamp(str(path), name, raw, values[name]))
+                continue
+            narrow = REPO_NARROW.get(name)
+            if narrow is not None and path in repo and used not in narrow:
                 clamped.append(Clamp(str(path), name, raw, values[name]))
                 continue
             if used != raw:

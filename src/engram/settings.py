@@ -63,8 +63,16 @@ def set_save_target(roots: Roots, target: str) -> Outcome:
         raise NotFoundError(f"save target {choice!r} needs a global root",
                             hint="create one with `engram init --global PATH` first",
                             code="not_found.global")
-    _write(roots, {"scope": choice})
-    return _changed(f"save target: {choice}", {"scope": choice}, action=False)
+    if choice == "workspace":
+        _write(roots, {"scope": choice})
+        return _changed(f"save target: {choice}", {"scope": choice}, action=False)
+    # A repository's config may only keep saves in the workspace (config.REPO_NARROW): sending
+    # them to the global memory is the user's own setting, and the workspace's narrowing goes.
+    write_config(roots.user_config_file, {"scope": choice})
+    if roots.workspace.exists() and "scope" in read_json_file(roots.workspace.config_file):
+        _write(roots, {"scope": None})
+    return _changed(f"save target: {choice} (in your user config, {roots.user_config_file})",
+                    {"scope": choice}, action=False)
 
 
 def set_load_limit(roots: Roots, limit: str | int) -> Outcome:

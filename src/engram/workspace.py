@@ -109,7 +109,7 @@ class Roots(NamedTuple):
         if self.global_root is not None:
             files.append(self.global_root.config_file)
         files.append(self.workspace.config_file)
-        settings = load_settings(files)
+        settings = load_settings(files, repo=(self.workspace.config_file,))
         if settings.values.get("scope") is None:
             settings.values["scope"] = "both" if self.has_global() else "workspace"
         return settings

@@ -49,11 +49,13 @@ def test_form_lists_writable_candidates_by_number_verdict_id_and_text(
     schema = asked["params"]["requestedSchema"]
     assert "mode" not in asked["params"]  # 2025-06-18 has no mode field
     titles = [v.get("title") for k, v in schema["properties"].items() if k.startswith("c")]
-    assert titles == ["1 ADD always-pin-tool-versions", "2 ADD we-deploy-on-fridays"]
+    # each says where it goes when that is not only this repository (docs/safety.md)
+    assert titles == ["1 ADD always-pin-tool-versions (workspace + global)",
+                      "2 ADD we-deploy-on-fridays (workspace + global)"]
     assert schema["properties"]["scope"]["enum"] == ["both", "workspace", "global"]
     assert schema["properties"]["c1"]["description"] == "Always pin tool versions."
-    assert "1 ADD always-pin-tool-versions: Always pin tool versions." in \
-        asked["params"]["message"]
+    assert "1 ADD always-pin-tool-versions (workspace + global): Always pin tool versions." \
+        in asked["params"]["message"]
     assert "3 NOOP duplicate of alpha" in asked["params"]["message"]
     _answer(raw, asked, result={"action": "cancel"})
     raw.reply_to(id_)

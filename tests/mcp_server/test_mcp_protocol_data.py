@@ -146,7 +146,8 @@ def test_save_form_offers_narrowing_only_from_both() -> None:
     assert both is not None and both.scopes == ("both", "workspace", "global")
     assert both.numbers == (1, 2)
     titles = [p["title"] for k, p in both.schema["properties"].items() if k != "scope"]
-    assert titles == ["1 ADD run-smoke-suite", "2 UPDATE/ADD release"]
+    assert titles == ["1 ADD run-smoke-suite (workspace + global)",
+                      "2 UPDATE/ADD release (workspace + global)"]
     single = dlg.save_form(SINGLE)
     assert single is not None and "scope" not in single.schema["properties"]
     assert single.schema["properties"]["c2"]["title"] == "2 SUPERSEDE new"
@@ -185,7 +186,7 @@ def test_the_dialog_reads_verdict_parts_not_verdict_text() -> None:
     plain = [_Item(1, "ADD", "fresh", True, (("workspace", "ADD"), ("global", "SUPERSEDE")))]
     form = dlg.save_form(plain)
     assert form is not None and form.scopes == ("both", "workspace", "global")
-    assert form.schema["properties"]["c1"]["title"] == "1 ADD/SUPERSEDE fresh"
+    assert form.schema["properties"]["c1"]["title"] == "1 ADD/SUPERSEDE fresh (workspace + global)"
 
 
 def test_a_scope_choice_can_never_widen() -> None:

@@ -55,7 +55,21 @@ def run_config(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.settings import write_config
 
     path = _target(args, ctx)
+    _check_repo_narrowing(args.key, args.value, path == ctx.roots.workspace.config_file)
     write_config(path, {args.key: args.value})
     value = ctx.roots.settings().get(args.key)
     return Outcome(text=f"{args.key} = {json.dumps(value)} (in {path})",
                    data={"key": args.key, "value": value, "file": str(path)})
+
+
+def _check_repo_narrowing(key: str, value: str, in_repo: bool) -> None:
+    """The workspace's config is the repository's: it may only narrow some keys (config.py
+    `REPO_NARROW`), so a value it could not use is refused here instead of ignored later."""
+    from engram.config import REPO_NARROW
+
+    allowed = REPO_NARROW.get(key)
+    if in_repo and allowed is not None and value not in allowed:
+        raise UsageError(f"{key} {value} cannot be set in the repository's config",
+                         hint=f"set it for yourself: engram config set {key} {value} --user "
+                         "(a repository may not send saves to your global memory)",
+                         code="config.repo_narrow")

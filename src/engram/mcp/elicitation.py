@@ -55,6 +55,26 @@ def verdict_kinds(item: ProposalItem) -> str:
     return "/".join(kinds) or "?"
 
 
+GLOBAL_WORDS = "your global memory, which every project reads"
+
+
+def _where(scopes: set[str]) -> str:
+    """Where the approved text goes, said whenever it leaves this repository: the global root
+    is the user's, read by every project (a dialog that said nothing let a repository's
+    config or an agent's `scope` argument send text there unseen)."""
+    if scopes <= {"workspace"}:
+        return ""
+    if scopes == {"global"}:
+        return f" to {GLOBAL_WORDS}"
+    return f" to both the workspace and {GLOBAL_WORDS}"
+
+
+def _item_where(item: ProposalItem) -> str:
+    scopes = {scope for scope, _kind in item.parts}
+    return "" if scopes <= {"workspace"} else \
+        " (global)" if scopes == {"global"} else " (workspace + global)"
+
+
 def targets_both(items: Sequence[ProposalItem]) -> bool:
     """Whether the proposal was planned for both roots (some item has a part in each)."""
     return any({scope for scope, _kind in i.parts} >= {"workspace", "global"} for i in items)
@@ -69,7 +89,9 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
     props: dict[str, Any] = {}
     shown: list[str] = []
     for item in writable:
-        title = f"{item.number} {verdict_kinds(item)} {item.id}"
+        dest = _item_where(item)  # never cut: only the id may be shortened
+        title = _clip(f"{item.number} {verdict_kinds(item)} {item.id}", TITLE_MAX - len(dest)) \
+            + dest
         text = shown_text(item.text) or ""
         props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title),
                                     "description": text, "default": True}
@@ -79,7 +101,7 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
         props["scope"] = {"type": "string", "title": "Save to", "enum": list(scopes),
                           "default": "both"}
     noop = [i for i in items if not i.writable]
-    where = " to both the workspace and the global memory" if scopes else ""
+    where = _where({scope for i in writable for scope, _kind in i.parts})
     message = (f"Engram: approve saving {len(writable)} memory candidate(s){where}? "
                "Untick any you do not want saved.")
     if noop:
@@ -97,6 +119,7 @@ def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | 
         return None
     note_id = items[0].id
     until = f" until {valid_until}" if valid_until else ""
+    until += _where({scope for scope, _kind in items[0].parts})
     text = shown_text(items[0].text)
     if text is None:
         return None
