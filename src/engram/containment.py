@@ -25,7 +25,10 @@ from engram.workspace import ROOT_REL, Root, Roots
 
 DIRS = ("rules", "skills", "knowledge", "archive", "working", ".cache")
 FILES = ("memory.hashes.json", "engram.config.json", "changelog.md", "pending-approvals.json",
-         "usage.json", ".lock", ".gitignore", ".gitattributes")
+         "usage.json", ".lock", ".gitignore", ".gitattributes",
+         # read and rewritten on writes (a link would copy the file it points to into the
+         # repository), and the notes' seals
+         "memory.index.json", "working/.seals.json")
 CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "derived.sqlite",
                "derived.sqlite-wal", "derived.sqlite-shm", "hooks.json", "anchors.sqlite",
                "anchors.sqlite-wal", "anchors.sqlite-shm", "anchors.sqlite-journal")

@@ -273,7 +273,12 @@ class Store:
         on disk now (store/ts_index.py); nothing happens in a root without that file."""
         path = self.path / ts_index.INDEX_NAME
         wanted = [rel for rel in rels if ts_index.indexed(rel)]
-        if not wanted or not path.is_file():
+        if not wanted:
+            return
+        # Never through a symlink (containment.py refuses one; this holds if one is planted
+        # after that check): a link would copy the file it points to into the repository.
+        old = _previous(path)
+        if old is None:
             return
         written, removed = [], []
         for rel in wanted:
@@ -281,7 +286,11 @@ class Store:
                 written.append(self.read(rel))
             except InvalidMemoryError:
                 removed.append(rel)  # gone, or unreadable: the TypeScript tool skips it too
-        new = ts_index.updated_index(path.read_text(encoding="utf-8"), written, removed)
+        try:
+            text = old.decode("utf-8")
+        except UnicodeDecodeError:
+            return  # not an index this tool wrote: left alone
+        new = ts_index.updated_index(text, written, removed)
         if new is not None:
             atomic_write(path, new)
 
