@@ -103,7 +103,8 @@ KEYS: dict[str, Key] = {
         Key("mcp.resource_limit", "int", 20, lo=0, hi=200, doc="memories in resources/list"),
         Key("read", "enum", "auto", choices=("startup", "auto", "always", "manual", "off"),
             doc="hook read mode"),
-        Key("ignore.patterns", "list", [], doc="glob patterns of memory files to ignore"),
+        Key("ignore.patterns", "list", [], doc="glob patterns of memory files to ignore",
+            items=lambda raw: ignore_patterns(raw)),
         Key("global_path", "str", None, doc="global root (user config only)"),
     )
 }
@@ -124,6 +125,31 @@ class Clamp(NamedTuple):
     key: str
     value: Any
     used: Any
+
+    @property
+    def shown_value(self) -> str:
+        """The file's value as reports print it: a config file is text anyone who can write
+        the project wrote (reports reach agents: `engram_status`), so only a number, a boolean
+        or one short word is repeated."""
+        v = self.value
+        if isinstance(v, bool | int | float) or (
+                isinstance(v, str) and v.isascii() and v.replace("-", "").isalnum()
+                and len(v) <= 16):
+            return repr(v)
+        return "a value that is not allowed"
+
+
+_PATTERN = re.compile(r"[\w./*?\[\]!{}@+,=#%~^-]{1,200}")
+
+
+def ignore_patterns(items: list[str]) -> list[str]:
+    """Glob patterns of memory files: path characters and wildcards only (no spaces, quotes
+    or markup: the list is shown back, in `engram config list` and `engram_status`)."""
+    for item in items:
+        if not _PATTERN.fullmatch(item.strip()):
+            raise ConfigValueError("ignore.patterns: a pattern holds characters no file glob "
+                                   "needs", hint="use path characters and * ? [ ] only")
+    return [i.strip() for i in items]
 
 
 class Settings(NamedTuple):

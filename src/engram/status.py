@@ -88,7 +88,7 @@ def status(roots: Roots) -> Outcome:
     lines += [f"DUPLICATE ID {d.message}" for d in diags if d.code == "memory.duplicate_id"]
     for c in settings.clamped:
         diags.append(Diagnostic("config.clamped", "warn",
-                                f"{c.file}: {c.key}={c.value!r} used as {c.used!r}"))
+                                f"{c.file}: {c.key}={c.shown_value} used as {c.used!r}"))
     v = settings.values
     # One truth with `load`: the wording rules render in, whether variants are on or off.
     variant = active_variant(settings)
