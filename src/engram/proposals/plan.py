@@ -132,7 +132,7 @@ def plan_root(store: Store, scope: Scope,
     targets = _Targets(store)
     out: list[PlannedCandidate] = []
     for c in candidates:
-        verdict = decide(c, memories)
+        verdict = _decide_on_approved(c, memories, targets)
         target = by_id.get(verdict.target or "")
         rel, sha = "", None
         if verdict.kind in {"UPDATE", "SUPERSEDE"} and target is not None:
@@ -150,12 +150,49 @@ def plan_root(store: Store, scope: Scope,
     return out
 
 
+def _decide_on_approved(c: Candidate, peers: list[Peer], targets: _Targets) -> Verdict:
+    """The verdict of `c` against the memories a human approved. A file nobody approved (or an
+    index row anyone could rewrite) is not a memory to be a duplicate of, to update or to
+    mention as related: it would drop a save as "NOOP duplicate of <its id>", block it, and
+    print its id (text nobody reviewed) in the preview and the dialog. Ids the candidate names
+    itself (UPDATE, SUPERSEDE, DEPENDS_ON) stay: their own checks say what is wrong. Only the
+    memories a verdict uses are checked, from their bytes, so planning stays cheap."""
+    declared = c.declared()
+    pool = peers
+    for _ in range(8):
+        verdict = decide(c, pool)
+        used = {verdict.target, *(h.id for h in verdict.hints)} - {None, *declared}
+        bad = {i for i in used if i is not None and not targets.approved_peer(pool, i)}
+        if not bad:
+            return verdict
+        pool = [p for p in pool if p.id not in bad]
+    return decide(c, [p for p in pool if p.id in declared or targets.approved_peer(pool, p.id)])
+
+
 class _Targets:
     """The bytes hash of rewrite targets, checked against memory.hashes.json."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._hashes: dict[str, str] | None = None
+        self._approved: dict[tuple[str, str], bool] = {}
+
+    def approved_peer(self, pool: Sequence[Peer], mid: str) -> bool:
+        """Whether the file behind `mid` in `pool` holds approved bytes declaring that id."""
+        peer = next((p for p in pool if p.id == mid), None)
+        if peer is None:
+            return False
+        key = (peer.rel_path, mid)
+        if key not in self._approved:
+            sha, problem = self.check(peer.rel_path, mid)
+            ok = problem is None and sha is not None
+            if ok:
+                try:
+                    ok = self.store.read(peer.rel_path).id == mid
+                except (EngramError, OSError):
+                    ok = False
+            self._approved[key] = ok
+        return self._approved[key]
 
     def check(self, rel: str, mid: str) -> tuple[str | None, str | None]:
         """(sha of the file now, why it may not be rewritten or None)."""
