@@ -75,7 +75,8 @@ def as_dict(st: Staleness) -> dict[str, Any]:
     return {"id": st.id, "file": st.rel, "state": st.state, "confirmed": st.confirmed,
             "changed_commits": st.changed, "newest_commit": st.newest_commit,
             "newest_date": st.newest_date,
-            "anchors": [{"path": a.anchor.label, "state": a.state, "new_path": shown_path(a.new_path) if a.new_path else "",
+            "anchors": [{"path": a.anchor.label, "state": a.state,
+                         "new_path": shown_path(a.new_path) if a.new_path else "",
                          "commit": a.commit, "date": a.date, "detail": a.detail}
                         for a in st.anchors]}
 

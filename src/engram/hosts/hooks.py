@@ -76,7 +76,7 @@ def rule_cards(roots: Roots, budget_tokens: int) -> str:
 
     lines: list[str] = []
     used = 0
-    for line in api.card_lines(roots, types={"rule"}):
+    for line in api.card_lines(roots, types={"rule"}, approved_first=True):
         cost = -(-(len(line) + 1) // 4)
         if used + cost > budget_tokens:
             break

@@ -115,6 +115,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
             shown.add(got.memory.key)
             memories.append(got.memory)
             raws.append(got.raw)
+    skips += _unapproved_skips(router, reader, routed)
     skips = list(dict.fromkeys(skips))
     notes = load_notes(router.roots, memories)
     memories, raws = demote_gone(memories, raws, notes)
@@ -151,13 +152,23 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                                             dry_run=dry_run, limit=limit),
                     body_keys=pack.body_keys, card_ids=pack.card_ids,
                     omitted_ids=pack.omitted_ids)
-    if not routed.selection.keys:
+    if not routed.selection.keys and not routed.unapproved:
         pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
     data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
                 omitted_ids=pack.omitted_ids, tokens=pack.tokens)
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories, vouch)
     return Outcome(text=pack.text, data=data, diagnostics=diags)
+
+
+def _unapproved_skips(router: Router, reader: Reader, routed: Routed) -> list[Skip | None]:
+    """The SKIPPED lines of files that ranked in the first places but take none (their file
+    does not stand, search/standing.py): reported, never shown, never counted."""
+    out: list[Skip | None] = []
+    for key in routed.unapproved:
+        got = router.read(reader, routed.docs[key], router.policy.hidden_reason)
+        out += [s for s in (got.skip, *got.others) if s is not None]
+    return out
 
 
 def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
@@ -192,6 +203,8 @@ def _route(session: ReadSession, task: str) -> Outcome:
             continue
         entries.append({"id": m.id, "type": m.type, "scope": m.scope,
                         "score": round(routed.score_of(k), 4)})
+    skips += [s for s in _unapproved_skips(router, reader, routed)
+              if s is not None and s not in skips]
     lines = [f"task type: {kind.task_type} (confidence {kind.confidence})"]
     lines += [s.line for s in skips]
     if entries:
@@ -228,8 +241,13 @@ def _search(session: ReadSession, query: str, limit: int) -> Outcome:
 
     terms = anchors(query)
     found, _total, _hidden = router.candidates(terms, max(limit, 40), for_search=True)
-    ranked = router.rank(terms, found)[:limit]
     docs = {d.key: d for d, _ in found}
+    # Files nobody approved take no place among the hits (search/standing.py); those that
+    # ranked within the limit are still listed, as SKIPPED lines, after the hits.
+    weak = router.weak[:limit]
+    ranked = router.rank(terms, found)[:limit]
+    ranked += router.rank(terms, [(d, 0.0) for d in weak if d.key not in docs])
+    docs.update({d.key: d for d in weak if d.key not in docs})
     reader = Reader(session, default_scanner())
     router.prefetch(reader, [docs[c.key] for c in ranked])
     entries, lines = [], []

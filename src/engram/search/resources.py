@@ -125,19 +125,31 @@ def _visible_docs(router: Router) -> list[Doc]:
 
 
 def card_lines(roots: Roots, types: Collection[str] | None = None, *,
-               session: ReadSession | None = None) -> Iterator[str]:
+               session: ReadSession | None = None, approved_first: bool = False
+               ) -> Iterator[str]:
     """One card per visible memory (of `types`), by type and id, each from a guarded read: the
     index picks the files, the text comes from their approved bytes. A file that fails the
-    guard is named, never shown. Lazy, so a caller that needs a few cards reads a few files."""
+    guard is named, never shown. Lazy, so a caller that needs a few cards reads a few files.
+    `approved_first` (a caller with a budget): the files that stand (standing.py) come first,
+    so files nobody approved cannot use up the budget before an approved memory's card."""
     with reading(roots, session) as s:
-        yield from _cards(s, types)
+        yield from _cards(s, types, approved_first)
 
 
-def _cards(session: ReadSession, types: Collection[str] | None) -> Iterator[str]:
+def _cards(session: ReadSession, types: Collection[str] | None,
+           approved_first: bool = False) -> Iterator[str]:
     router, _ = open_router(session)
     scan = default_scanner()
     reader = Reader(session, scan=scan)
     wanted = [d for d in _visible_docs(router) if types is None or d.type in types]
+    if approved_first and router.approved is not None:
+        from engram.search.standing import standing_keys
+
+        ok: set[tuple[str, str]] = set()
+        for i in range(0, len(wanted), 500):
+            ok |= standing_keys(wanted[i:i + 500], router.claims, router.parts, router.approved)
+        wanted = ([d for d in wanted if (d.scope, d.rel_path) in ok]
+                  + [d for d in wanted if (d.scope, d.rel_path) not in ok])
     for i, d in enumerate(wanted):
         if i % 256 == 0:
             router.prefetch(reader, wanted[i:i + 256])  # the index's facts, 256 files a query

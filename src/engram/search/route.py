@@ -37,6 +37,7 @@ from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
 from engram.search.session import ReadSession
 from engram.search.spelling import SPELL_PREFIX, respell
+from engram.search.standing import Approved, standing_keys
 from engram.search.terms import anchors as query_anchors
 from engram.search.terms import stems, word_pairs
 from engram.search.visibility import Policy, make_policy
@@ -45,6 +46,7 @@ Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidde
 SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
+STANDING_MAX = 4096  # rows fetched at most to find `pool` whose files stand (standing.py)
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
 
@@ -62,6 +64,7 @@ class Routed:
         self.narrow_tags: list[str] = []
         self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
         self.sibling_of: dict[str, str] = {}  # key → id of the best candidate it shares tags with
+        self.unapproved: list[str] = []  # keys of files that take no place (standing.py)
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -71,8 +74,11 @@ class Router:
     """Routing over one `MemoryIndex` for one request; remembers id lookups and claims only
     for that request (a new request makes a new Router)."""
 
-    def __init__(self, index: MemoryIndex, policy: Policy) -> None:
+    def __init__(self, index: MemoryIndex, policy: Policy,
+                 approved: Approved | None = None) -> None:
         self.index = index
+        self.approved = approved  # memory.hashes.json as the session read it (standing.py)
+        self.weak: list[Doc] = []  # the last candidates() rows that take no place, best first
         self.roots = index.roots
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
@@ -162,12 +168,18 @@ class Router:
         found: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
+        self.weak = []
         for scope, part in self.parts.items():
             exclude = (not for_search and not self.policy.ignore
                        and part.hidden_rows(self.policy) > 0)
-            rows, count = docs.matches(part.db, scope, expr, self.policy, limit=pool,
-                                       for_search=for_search, exclude_hidden=exclude,
-                                       counted=counted)
+
+            def fetch(n: int, scope: str = scope, part: RootIndex = part, exclude: bool = exclude
+                      ) -> tuple[list[tuple[Doc, float]], int]:
+                return docs.matches(part.db, scope, expr, self.policy, limit=n,
+                                    for_search=for_search, exclude_hidden=exclude,
+                                    counted=counted)
+
+            rows, count = self._standing(fetch, pool)
             found += rows
             total += count
             if want_hidden:
@@ -183,6 +195,23 @@ class Router:
             best.setdefault(d.id, (d, s))
         unique = list(best.values())
         return unique, total - (len(found) - len(unique)), hidden
+
+    def _standing(self, fetch: Callable[[int], tuple[list[tuple[Doc, float]], int]],
+                  pool: int) -> tuple[list[tuple[Doc, float]], int]:
+        """The best `pool` matches whose files stand (standing.py), fetching deeper while
+        files that do not stand fill the places; those among the first `pool` go to
+        `self.weak`, to be reported."""
+        n = pool
+        while True:
+            rows, count = fetch(n)
+            if self.approved is None:
+                return rows, count
+            ok = standing_keys([d for d, _ in rows], self.claims, self.parts, self.approved)
+            good = [(d, s) for d, s in rows if (d.scope, d.rel_path) in ok]
+            if len(good) >= pool or len(rows) < n or n >= STANDING_MAX:
+                self.weak += [d for d, _ in rows[:pool] if (d.scope, d.rel_path) not in ok]
+                return good[:pool], count
+            n *= 4
 
     def _hidden(self, d: Doc, for_search: bool) -> str | None:
         return (self.policy.search_hidden_reason(d) if for_search
@@ -235,6 +264,9 @@ class Router:
         ranked = [c for c in self.rank(routed.anchors, found, head_size=len(found),
                                        pairs=word_pairs(task))
                   if found_by_task(c, routed.anchors)]
+        routed.unapproved = [d.key for d in self.weak[:limit]]
+        for d in self.weak[:limit]:
+            routed.docs.setdefault(d.key, d)
         if ranked:
             df, n = self.doc_freq(routed.anchors)
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
@@ -360,7 +392,7 @@ def open_router(session: ReadSession, settings: Settings | None = None) -> tuple
     roots = session.roots
     settings = settings or roots.settings()
     policy = make_policy(settings.get("ignore.patterns"), roots.project, settings.get("roles"))
-    return Router(session.begin(), policy), settings
+    return Router(session.begin(), policy, session.approved), settings
 
 
 def active_variant(settings: Settings) -> str:
