@@ -105,6 +105,8 @@ KEYS: dict[str, Key] = {
             doc="hook read mode"),
         Key("ignore.patterns", "list", [], doc="glob patterns of memory files to ignore"),
         Key("global_path", "str", None, doc="global root (user config only)"),
+        Key("semantic.enabled", "bool", False,
+            doc="fill free pack slots by word-vector similarity (needs the semantic extra)"),
     )
 }
 
