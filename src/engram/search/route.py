@@ -45,9 +45,6 @@ Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidde
 SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
-SIMILAR_POOL = 48  # BM25 candidates the semantic extra looks at for free slots
-SIMILAR_MAX = 2  # at most this many free slots filled by similarity
-SIMILAR_MIN = 0.6  # cosine with the task a memory needs for that
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
 
@@ -249,7 +246,9 @@ class Router:
             ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
         routed.semantic = self.semantic
         if ranked and len(ranked) < limit and self.semantic.embedder is not None:
-            ranked += self._similar(task, routed, ranked, roles, limit - len(ranked))
+            from engram.search.similar import similar
+
+            ranked += similar(self, task, routed, ranked, roles, limit - len(ranked))
         routed.ranked = ranked
         self._select(routed, [c.key for c in routed.ranked], limit)
         if routed.matched > limit:
@@ -289,43 +288,6 @@ class Router:
                 break
         # A sibling may be one that evidence pruning judged off topic for the task's words;
         # sharing the best memory's topics is the other channel, so it is not listed as pruned.
-        chosen = {c.key for c in out}
-        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
-        return out
-
-    def _similar(self, task: str, routed: Routed, ranked: list[Candidate], roles: list[str],
-                 room: int) -> list[Candidate]:
-        """The semantic extra (off by default): BM25 candidates not yet ranked whose stored
-        vector is close to the task's (cosine ≥ `SIMILAR_MIN`), best first, for at most
-        `SIMILAR_MAX` free slots. Each must still share a word with the task (SPEC §6.1)."""
-        from engram.search import vectors
-        from engram.search.semantic import cosine
-
-        embedder = self.semantic.embedder
-        task_vec = embedder.text_vector(task) if embedder is not None else None
-        if task_vec is None:
-            return []
-        found, _, _ = self.candidates(routed.anchors, SIMILAR_POOL, context=roles)
-        have = {c.key for c in ranked}
-        fresh = [(d, s) for d, s in found if d.key not in have]
-        stored: dict[tuple[str, int], bytes] = {}
-        for scope, part in self.parts.items():
-            got = vectors.fetch(part.db, [d.rowid for d, _ in fresh if d.scope == scope])
-            stored.update(((scope, r), v) for r, v in got.items())
-        scored = [(cosine(task_vec, stored[(d.scope, d.rowid)]), d, s) for d, s in fresh
-                  if (d.scope, d.rowid) in stored]
-        out: list[Candidate] = []
-        for cos, d, score in sorted(scored, key=lambda t: -t[0]):
-            if cos < SIMILAR_MIN or len(out) == min(room, SIMILAR_MAX):
-                break
-            cand = Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
-                             d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
-            mark_matched([cand], routed.anchors)
-            if not found_by_task(cand, routed.anchors):
-                continue  # SPEC §6.1: a secondary signal never selects without anchor overlap
-            routed.docs.setdefault(d.key, d)
-            routed.similar[d.key] = cos
-            out.append(cand)
         chosen = {c.key for c in out}
         routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
         return out
