@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,25 @@ def test_the_mutable_state_check_catches_each_form(source: str) -> None:
 ])
 def test_the_mutable_state_check_allows_constants_and_local_state(source: str) -> None:
     assert module_level_mutables(source) == []
+
+
+def test_src_cites_the_repository_docs_never_spec_sections() -> None:
+    """SPEC is not in the repository: a comment points at a docs/ section by its heading, and
+    every such pointer names a doc file and a heading that exist."""
+    docs = SRC.parent.parent / "docs"
+    cites_spec, broken = [], []
+    for path in sorted(SRC.parent.rglob("*")):
+        if not path.is_file() or path.suffix in {".pyc", ".so"}:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        rel = path.relative_to(SRC.parent)
+        cites_spec += [f"{rel}:{n}" for n, line in enumerate(text.splitlines(), 1) if "§" in line]
+        for name, heading in re.findall(r'docs/([\w-]+\.md)[\s#]*"([^"\n]+)"', text):
+            doc = docs / name
+            titles = ([ln.lstrip("#").strip().replace("`", "") for ln in
+                       doc.read_text(encoding="utf-8").splitlines() if ln.startswith("#")]
+                      if doc.is_file() else [])
+            if not any(t.startswith(heading) for t in titles):
+                broken.append(f'{rel}: docs/{name} "{heading}"')
+    assert not cites_spec, f"§ (a SPEC section) cited in src/, point at docs/ instead: {cites_spec}"
+    assert not broken, f"docs sections cited in src/ that do not exist: {broken}"

@@ -1,5 +1,5 @@
 """Containment: nothing Engram reads or writes for a root may lie behind a symlink it did not
-choose (SPEC §3; issue 16).
+choose (docs/safety.md "Path containment").
 
 A cloned repository controls everything in it, symlinks included. If `.agents/.engram`, a type
 folder or a state file were a symlink, even `engram load` would create its index, lock and usage
@@ -28,7 +28,7 @@ FILES = ("memory.hashes.json", "engram.config.json", "changelog.md", "pending-ap
          "usage.json", ".lock", ".gitignore", ".gitattributes")
 CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "derived.sqlite",
                "derived.sqlite-wal", "derived.sqlite-shm", "hooks.json", "anchors.sqlite",
-               "anchors.sqlite-journal")
+               "anchors.sqlite-wal", "anchors.sqlite-shm", "anchors.sqlite-journal")
 CODE = "storage.symlink"
 HINT = ("a cloned repository controls its symlinks: replace it with a real directory or file "
         "(or delete it and run `engram init`); `engram doctor` lists every one")

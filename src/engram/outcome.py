@@ -76,7 +76,7 @@ def failure(code: str, message: str, *, hint: str = "", exit_code: int = 1) -> O
 
 
 def estimate_tokens(text: str) -> int:
-    """Engram's token estimate (SPEC §6.2): ceil(characters / 4)."""
+    """Engram's token estimate (docs/reading.md "engram load"): ceil(characters / 4)."""
     return math.ceil(len(text) / 4)
 
 

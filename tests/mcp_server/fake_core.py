@@ -17,6 +17,8 @@ from typing import Any
 
 from engram.errors import ApprovalError, NotFoundError
 from engram.outcome import Outcome
+from engram.proposals.verdicts import Kind
+from engram.workspace import Scope
 
 MEMORIES = {"alpha": "# alpha\nAlways run the smoke suite.", "beta": "# beta\nUse uv."}
 
@@ -29,6 +31,7 @@ class Item:
     title: str
     writable: bool
     text: str = ""
+    parts: tuple[tuple[Scope, Kind], ...] = ()  # the verdict as data, one per target root
 
 
 @dataclass
@@ -97,13 +100,16 @@ class FakeCore:
                 query_level: int | None) -> FakeProposal:
         texts = [_text_of(ln) for ln in candidates.splitlines() if ln.strip()]
         scope = scope or "both"
-        add = "workspace: ADD; global: ADD" if scope == "both" else "ADD"
+        roots: tuple[Scope, ...] = (("workspace", "global") if scope == "both"
+                                    else ("global",) if scope == "global" else ("workspace",))
+        add = "; ".join(f"{root}: ADD" for root in roots) if len(roots) > 1 else "ADD"
         items = []
         for n, text in enumerate(texts, 1):
             slug = "-".join(re.findall(r"[a-z0-9]+", text.lower())[:4]) or f"c{n}"
-            dup = "duplicate" in text
-            items.append(Item(n, "NOOP duplicate of alpha" if dup else add, slug, slug, not dup,
-                              text))
+            kind: Kind = "NOOP" if "duplicate" in text else "ADD"
+            verdict = "NOOP duplicate of alpha" if kind == "NOOP" else add
+            items.append(Item(n, verdict, slug, slug, kind != "NOOP", text,
+                              tuple((root, kind) for root in roots)))
         return self._pending(FakeProposal(secrets.token_hex(16), items, scope, texts))
 
     def propose_one(self, text: str, type_: str | None, role: str | None, context: str | None,
@@ -112,8 +118,9 @@ class FakeCore:
 
     def propose_note(self, text: str, objective: str | None, type_: str | None,
                      scope: str | None) -> FakeProposal:
+        where: Scope = "global" if scope == "global" else "workspace"
         item = Item(1, "ADD", "note-" + "-".join(re.findall(r"[a-z0-9]+", text.lower())[:3]),
-                    "note", True, text)
+                    "note", True, text, ((where, "ADD"),))
         proposal = FakeProposal(secrets.token_hex(16), [item], scope or "workspace", [text],
                                 {"id": item.id, "valid_until": "2099-01-01"})
         return self._pending(proposal, note=True)

@@ -15,6 +15,8 @@ from engram.mcp.arguments import ArgumentError, validate
 from engram.mcp.main import parse
 from engram.mcp.tools import TOOLS, schema_of, tool_list
 from engram.outcome import Outcome
+from engram.proposals.verdicts import Kind
+from engram.workspace import Scope
 
 # -- protocol data ----------------------------------------------------------------------------
 
@@ -122,16 +124,21 @@ def test_valid_arguments_pass() -> None:
 @dataclass
 class _Item:
     number: int
-    verdict: str
+    verdict: str  # display text only: the dialog reads `parts`
     id: str
     writable: bool
+    parts: tuple[tuple[Scope, Kind], ...]
     text: str = "Candidate text."
 
 
-ITEMS = [_Item(1, "workspace: ADD; global: ADD", "run-smoke-suite", True),
-         _Item(2, "workspace: UPDATE release; global: ADD", "release", True),
-         _Item(3, "NOOP duplicate of alpha", "alpha-2", False)]
-SINGLE = [_Item(1, "ADD", "run-smoke-suite", True), _Item(2, "SUPERSEDE old", "new", True)]
+BOTH_ADD: tuple[tuple[Scope, Kind], ...] = (("workspace", "ADD"), ("global", "ADD"))
+ITEMS = [_Item(1, "workspace: ADD; global: ADD", "run-smoke-suite", True, BOTH_ADD),
+         _Item(2, "workspace: UPDATE release; global: ADD", "release", True,
+               (("workspace", "UPDATE"), ("global", "ADD"))),
+         _Item(3, "NOOP duplicate of alpha", "alpha-2", False,
+               (("workspace", "NOOP"), ("global", "NOOP")))]
+SINGLE = [_Item(1, "ADD", "run-smoke-suite", True, (("workspace", "ADD"),)),
+          _Item(2, "SUPERSEDE old", "new", True, (("workspace", "SUPERSEDE"),))]
 
 
 def test_save_form_offers_narrowing_only_from_both() -> None:
@@ -165,6 +172,20 @@ def test_answers_map_to_decisions(answer: Any, action: str, numbers: tuple[int, 
     assert form is not None
     decision = dlg.interpret(form, answer)
     assert (decision.action, decision.numbers, decision.scope) == (action, numbers, scope)
+
+
+def test_the_dialog_reads_verdict_parts_not_verdict_text() -> None:
+    # Texts a string parser would misread: a single-root verdict whose target id contains
+    # "workspace:" and "global:", and a both-roots verdict whose text names neither scope.
+    misleading = [_Item(1, "UPDATE workspace:global:ids; global: NOOP", "ids", True,
+                        (("workspace", "UPDATE"),))]
+    form = dlg.save_form(misleading)
+    assert form is not None and form.scopes == ()
+    assert form.schema["properties"]["c1"]["title"] == "1 UPDATE ids"
+    plain = [_Item(1, "ADD", "fresh", True, (("workspace", "ADD"), ("global", "SUPERSEDE")))]
+    form = dlg.save_form(plain)
+    assert form is not None and form.scopes == ("both", "workspace", "global")
+    assert form.schema["properties"]["c1"]["title"] == "1 ADD/SUPERSEDE fresh"
 
 
 def test_a_scope_choice_can_never_widen() -> None:

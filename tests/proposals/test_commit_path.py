@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from engram.proposals import api
 from engram.store.integrity import verify
+from engram.store.layout import init_root
 from engram.store.repo import Store
-from engram.workspace import Roots
+from engram.workspace import Roots, resolve
 from tests.proposals.conftest import FakeClock, Seeder
 
 
@@ -178,3 +183,23 @@ def test_update_keeps_old_context_and_adds_the_new_one(roots: Roots, clock: Fake
     body = _memory(roots, mid).body
     assert "Npm lockfiles drifted." in body and "CI cache hits doubled." in body
     assert body.count("## Context") == 1
+
+
+def test_items_carry_the_verdict_as_data_and_the_wire_keeps_the_text_only(
+        roots: Roots, seeder: Seeder, clock: FakeClock, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    mid = seeder("Use pnpm for installing JavaScript dependencies.")
+    monkeypatch.setenv("ENGRAM_GLOBAL_DIR", str(tmp_path / "global"))
+    roots = resolve()
+    assert roots.global_root is not None
+    init_root(roots.global_root)
+    p = api.propose(roots, "TYPE: rule | TEXT: Use pnpm for installing JavaScript dependencies "
+                    "in CI.", scope="both", clock=clock)
+    [item] = p.items
+    assert item.parts == (("workspace", "UPDATE"), ("global", "ADD"))
+    assert item.verdict == f"workspace: UPDATE {mid}; global: ADD"
+    assert "parts" not in item.as_dict()
+    assert [set(i) for i in p.outcome().data["items"]] == [
+        {"number", "verdict", "id", "title", "writable", "type", "ready", "text"}]
+    note = api.propose_note(roots, "Halfway through the pnpm migration.", clock=clock)
+    assert note.items[0].parts == (("workspace", "ADD"),)

@@ -67,12 +67,7 @@ def _arm_after_resolve(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]
 
 
 ARMS = {"after-containment-check": _arm_after_check, "after-path-check": _arm_after_resolve}
-SAVED = ["rules", ".agents", ".agents/.engram"]
-INDEX_GAP = pytest.mark.xfail(strict=True, reason="known gap: the SQLite index in .cache/ is "
-                              "opened by path, so a root swapped right after the containment "
-                              "check still gets its index created behind the link")
-
-
+SAVED = ["rules", ".agents", ".agents/.engram", ".agents/.engram/.cache"]
 def _refused(code: int, out: str, arm: str) -> None:
     assert code != 0, out
     if arm == "after-path-check":  # only the write itself can notice: the coded refusal
@@ -90,10 +85,7 @@ def _ready(capsys: pytest.CaptureFixture[str]) -> Path:
 @pytest.mark.parametrize("rel", SAVED)
 def test_a_folder_swapped_for_a_symlink_during_save_gets_nothing_written_outside(
         project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, arm: str,
-        rel: str) -> None:
-    if rel == ".agents/.engram" and arm == "after-containment-check":
-        request.applymarker(INDEX_GAP)
+        monkeypatch: pytest.MonkeyPatch, arm: str, rel: str) -> None:
     _ready(capsys)
     aside = tmp_path / "aside"
     aside.mkdir()
@@ -101,7 +93,8 @@ def test_a_folder_swapped_for_a_symlink_during_save_gets_nothing_written_outside
     full = rel if rel.startswith(".agents") else f".agents/.engram/{rel}"
     ARMS[arm](monkeypatch, lambda: _swap(project, full, outside, aside))
     code, out = cli(capsys, "save", "-f", "rule", "Pin every tool version in CI config.")
-    _refused(code, out, arm)
+    if not rel.endswith(".cache") or arm == "after-containment-check":
+        _refused(code, out, arm)  # a late `.cache` swap meets no write that needs it
     assert _snapshot(outside) == before, "a write landed outside the repository"
 
 
@@ -162,3 +155,71 @@ def test_the_write_helper_refuses_a_folder_swapped_after_the_check(
         remove(root / folder / "keep.txt")
     assert err.value.code == "storage.symlink"
     assert _snapshot(outside) == before
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm",
+                                  "derived.sqlite", "derived.sqlite-wal"])
+def test_a_cache_database_planted_as_a_symlink_after_the_check_is_refused(
+        project: Path, outside: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """The next variant: leave the folders alone and swap the database file (or its WAL,
+    shared-memory or journal file) for a link to a file outside, after the check."""
+    _ready(capsys)
+    cache = project / ".agents" / ".engram" / ".cache"
+    target = outside / "victim"
+    target.write_text("unchanged")
+    before = _snapshot(outside)
+
+    def plant() -> None:
+        for stale in cache.glob(name.split(".")[0] + ".sqlite*"):
+            stale.unlink()
+        (cache / name).symlink_to(target)
+
+    _arm_after_check(monkeypatch, plant)
+    code, out = cli(capsys, "save", "-f", "rule", "Pin every tool version in CI config.")
+    assert code != 0 and "symlink" in out, out
+    assert _snapshot(outside) == before, "a write landed outside the repository"
+
+
+def test_a_pinned_cache_database_stays_in_the_checked_folder(
+        project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Swap the root after the database was opened: its pages, WAL and shared memory keep
+    going to the folder that was checked (now moved aside), never to the link's target."""
+    from engram.store.fileio import connect_sqlite
+
+    _ready(capsys)
+    root = project / ".agents" / ".engram"
+    db = connect_sqlite(root / ".cache" / "probe.sqlite")
+    try:
+        aside = tmp_path / "aside"
+        aside.mkdir()
+        (outside / ".cache").mkdir()  # where a WAL opened by name after the swap would go
+        before = _snapshot(outside)
+        _swap(project, ".agents/.engram", outside, aside)
+        db.execute("CREATE TABLE t(x)")
+        db.execute("INSERT INTO t VALUES (1)")
+        assert (aside / ".engram" / ".cache" / "probe.sqlite").is_file()
+        assert _snapshot(outside) == before, "a write landed outside the repository"
+    finally:
+        db.close()
+
+
+def test_closing_a_pinned_connection_releases_its_folder() -> None:
+    """One held directory descriptor per connection, released with it (a long-lived server
+    opens and closes sessions all day)."""
+    from engram.store.fileio import connect_sqlite
+
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("needs /proc")
+    project = Path.cwd()
+    root = project / ".agents" / ".engram"
+    assert main(["init"]) == 0
+    before = len(list(fds.iterdir()))
+    for _ in range(20):
+        connect_sqlite(root / ".cache" / "probe.sqlite").close()
+        connect_sqlite(root / ".cache" / "probe.sqlite")  # dropped without close
+    import gc
+
+    gc.collect()
+    assert len(list(fds.iterdir())) <= before + 1

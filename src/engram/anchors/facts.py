@@ -17,6 +17,7 @@ from typing import NamedTuple, Protocol
 
 from engram.anchors import gitlog
 from engram.anchors.gitlog import Fate
+from engram.store.fileio import connect_sqlite
 
 SCHEMA = 1
 _DDL = """
@@ -261,8 +262,7 @@ def open_facts(project: Path, cache_dir: Path | None) -> Facts:
 def _open_db(cache_dir: Path | None) -> sqlite3.Connection:
     if cache_dir is not None:
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(cache_dir / "anchors.sqlite", timeout=10, isolation_level=None)
+            db = connect_sqlite(cache_dir / "anchors.sqlite")
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
                 db.executescript("DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS tracked; "
                                  "DROP TABLE IF EXISTS fate; DROP TABLE IF EXISTS touch;")

@@ -1,4 +1,5 @@
-"""Re-pin linked hosts once after a package update (SPEC §11.1), unless ENGRAM_NO_AUTO_UPGRADE=1.
+"""Re-pin linked hosts once after a package update, unless ENGRAM_NO_AUTO_UPGRADE=1
+(docs/hosts.md "Upgrade").
 
 `cli/main.py` calls `maybe_repin()` before each command. The common path is one small file read
 (`<config dir>/last-version`) compared with the installed version; only when they differ does it

@@ -107,7 +107,8 @@ PROPOSE_ONLY = ("engram_save", "engram_save_session", "engram_note")  # as hosts
 
 
 def codex_block(argv: list[str]) -> str:
-    """The managed block: the server table plus `approval_mode = "prompt"` for commit (§11.3)."""
+    """The managed block: the server table plus `approval_mode = "prompt"` for commit (docs/hosts.md
+    "What each link writes")."""
     args = ", ".join(_toml_str(a) for a in argv[1:])
     return (
         f"{TOML.start}\n"

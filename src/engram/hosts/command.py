@@ -192,7 +192,8 @@ def std_entry(
 def opencode_entry(
     launch: Launch, flags: list[str], old: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """OpenCode's local-server shape: the whole argv in `command` (SPEC §11.1 row)."""
+    """OpenCode's local-server shape: the whole argv in `command` (docs/hosts.md
+    "What each link writes")."""
     entry: dict[str, Any] = {"type": "local", "command": [], "args": [], "enabled": True}
     entry.update(old or {})
     entry["command"] = launch.argv(flags)

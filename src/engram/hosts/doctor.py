@@ -1,7 +1,7 @@
 """`engram doctor`: findings about config, roots, integrity, recorded links and host configs.
 
-Each finding is `{code, level: ok|warn|error, message, remediation}` (SPEC §11.5). The checks of
-host config files (launch command, commit gate, the human's next step) live in
+Each finding is `{code, level: ok|warn|error, message, remediation}` (docs/hosts.md "Doctor").
+The checks of host config files (launch command, commit gate, the human's next step) live in
 `hosts/host_checks.py`. Hash and invalid-file checks come from `engram.store.integrity` (the
 same as `engram verify`). This module only reads; `engram upgrade` and `engram link` are the
 remediations.

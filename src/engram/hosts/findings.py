@@ -1,4 +1,5 @@
-"""One doctor finding: `{code, level: ok|warn|error, message, remediation}` (SPEC §11.5)."""
+"""One doctor finding: `{code, level: ok|warn|error, message, remediation}`
+(docs/hosts.md "Doctor")."""
 
 from __future__ import annotations
 

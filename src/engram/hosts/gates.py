@@ -1,6 +1,6 @@
 """The host's own gate on Engram's tools: `engram_commit` must ask, read-only tools may run.
 
-`engram link` writes the host's permission rules next to its other edits (SPEC §11.3, issue #15).
+`engram link` writes the host's permission rules next to its other edits (docs/hosts.md "Per host").
 "Read-only tools" below means READ_ONLY plus the propose-only tools (ALLOWED):
 
 - Claude Code: `permissions.ask` gets `mcp__engram__engram_commit`; `permissions.allow` gets the

@@ -1,4 +1,5 @@
-"""The hook runtime behind `engram agent-hook --host claude` (SPEC §11.4).
+"""The hook runtime behind `engram agent-hook --host claude`
+(docs/hosts.md "Claude Code: /engram and hooks").
 
 Claude Code sends one JSON payload on stdin per event; we answer with
 `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": <routed pack>}}` or `{}`.

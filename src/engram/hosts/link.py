@@ -41,7 +41,8 @@ class Options:
     no_allow: bool = False  # no allow rules for the read-only tools (the commit gate stays)
     launcher: str = "auto"  # "uvx": the pinned uvx form (hosts/command.py)
     repin: bool = False  # upgrade / automatic re-pin: keep a working absolute server path
-    refresh: bool = False  # upgrade: may also change --always-load (§11.2)
+    # upgrade: may also change --always-load (docs/hosts.md "Ownership, re-pinning, force")
+    refresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def _hooks_wanted(roots: Roots, target: Target, opts: Options) -> bool:
 
 
 def _hooks_path(roots: Roots, scope: Scope, opts: Options) -> Path:
-    """`.claude/settings.local.json` (personal), `--team` → `.claude/settings.json` (§11.4)."""
+    """`.claude/settings.local.json` (personal), `--team` → `.claude/settings.json`
+    (docs/hosts.md "Quick start")."""
     name = scope.team_hooks_file if opts.team and scope.team_hooks_file else scope.hooks_file
     return _base(roots, opts.is_global) / str(name)
 

@@ -1,11 +1,11 @@
 """Engram's MCP entry inside one host config file: add or re-pin it, or take it out.
 
-Used by the link engine for every JSON/JSONC host (`mcpServers.engram`, OpenCode's
-`mcp.engram`) and for Codex's TOML block. Ownership and re-pinning follow SPEC §11.1: an entry
-that is Engram's gets the current launch command with its flags kept (`refresh` — upgrade or
-`--force` — may also add or drop `--always-load`, §11.2); an entry that is not Engram's is
-replaced only with `force`. Containers and files this module creates are recorded on the bench
-so `take_out` removes them again.
+Used by the link engine for every JSON/JSONC host (`mcpServers.engram`, OpenCode's `mcp.engram`) and
+for Codex's TOML block. Ownership and re-pinning follow docs/hosts.md "Ownership, re-pinning,
+force": an entry that is Engram's gets the current launch command with its flags kept (`refresh` —
+upgrade or `--force` — may also add or drop `--always-load`); an entry that is not Engram's is
+replaced only with `force`. Containers and files this module creates are recorded on the bench so
+`take_out` removes them again.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def put_codex(bench: Bench, path: Path, wish: Wish) -> str | None:
     flags: list[str] = [NO_DIALOG]
     launch = wish.launch
     if entry is not None and command.is_engrams(entry):
-        # Codex never gets --always-load (§11.2); every other flag is kept.
+        # Codex never gets --always-load (docs/hosts.md "Per host"); every other flag is kept.
         flags = command.with_always_load(command.flags_of(entry), False)
         flags += [NO_DIALOG] if NO_DIALOG not in flags else []
         launch = command.kept_launch(entry, wish.launch) if wish.repin else wish.launch

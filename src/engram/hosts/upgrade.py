@@ -1,11 +1,11 @@
 """`engram upgrade`: re-pin Engram's MCP entries, refresh managed blocks and hooks.
 
-Every recorded link of this project and of the user is linked again with `refresh` (which may
-also add or drop `--always-load`, §11.2); an Engram entry found in a known host config without a
-recorded link (written by hand or by the TypeScript tool) gets its command re-pinned and nothing
-else. Legacy v1/v2 memory files are migrated to v3 (`store/migrate.py`). `--plan` previews.
-The version stamp that drives the automatic re-pin after a package update (`hosts/autopin.py`)
-is refreshed here too.
+Every recorded link of this project and of the user is linked again with `refresh` (which may also
+add or drop `--always-load`: docs/hosts.md "Ownership, re-pinning, force"); an Engram entry found in
+a known host config without a recorded link (written by hand or by the TypeScript tool) gets its
+command re-pinned and nothing else. Legacy v1/v2 memory files are migrated to v3
+(`store/migrate.py`). `--plan` previews. The version stamp that drives the automatic re-pin after a
+package update (`hosts/autopin.py`) is refreshed here too.
 """
 
 from __future__ import annotations

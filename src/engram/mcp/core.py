@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engram.outcome import Outcome
+    from engram.proposals.verdicts import Kind
     from engram.search.session import ReadSession
-    from engram.workspace import Roots
+    from engram.workspace import Roots, Scope
 
 
 class ProposalItem(Protocol):
@@ -23,7 +24,9 @@ class ProposalItem(Protocol):
     @property
     def number(self) -> int: ...
     @property
-    def verdict(self) -> str: ...  # "ADD", "UPDATE x", …; "workspace: ADD; global: …" for both
+    def verdict(self) -> str: ...  # display text: "ADD", "UPDATE x", "workspace: ADD; global: …"
+    @property
+    def parts(self) -> tuple[tuple[Scope, Kind], ...]: ...  # the verdict as data, per target root
     @property
     def id(self) -> str: ...
     @property

@@ -47,19 +47,15 @@ class Decision(NamedTuple):
     scope: str | None = None
 
 
-def verdict_kinds(verdict: str) -> str:
-    """'ADD' -> 'ADD'; 'workspace: ADD; global: UPDATE x' -> 'ADD/UPDATE' (no ids, no text)."""
-    kinds: list[str] = []
-    for part in verdict.split(";"):
-        words = part.split(":", 1)[-1].split()
-        if words and words[0] not in kinds:
-            kinds.append(words[0])
+def verdict_kinds(item: ProposalItem) -> str:
+    """The kinds of an item's verdict parts, each once: 'ADD', 'UPDATE/ADD' (no ids, no text)."""
+    kinds = dict.fromkeys(kind for _scope, kind in item.parts)
     return "/".join(kinds) or "?"
 
 
 def targets_both(items: Sequence[ProposalItem]) -> bool:
-    """A proposal planned for both roots labels each verdict per scope."""
-    return any("workspace:" in i.verdict and "global:" in i.verdict for i in items)
+    """Whether the proposal was planned for both roots (some item has a part in each)."""
+    return any({scope for scope, _kind in i.parts} >= {"workspace", "global"} for i in items)
 
 
 def save_form(items: Sequence[ProposalItem]) -> Form | None:
@@ -70,7 +66,7 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
     props: dict[str, Any] = {}
     shown: list[str] = []
     for item in writable:
-        title = f"{item.number} {verdict_kinds(item.verdict)} {item.id}"
+        title = f"{item.number} {verdict_kinds(item)} {item.id}"
         text = shown_text(item.text)
         props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title),
                                     "description": text, "default": True}

@@ -1,9 +1,10 @@
 """What every tool, resource and prompt does, in either era, over the `Core` seam.
 
 Owns argument checking (a bad argument is an `isError` result naming the field), the mapping of
-engine outcomes and `EngramError`s to tool results, and the approval-dialog flow of §10.6: a
-legacy call asks through a blocking `ask` callback, a 2026-07-28 call returns `InputRequired`
-and finishes on the retry. It does not frame or route JSON-RPC (server.py, legacy.py, modern.py).
+engine outcomes and `EngramError`s to tool results, and the approval-dialog flow (docs/mcp.md
+"Approval dialog"): a legacy call asks through a blocking `ask` callback, a 2026-07-28 call returns
+`InputRequired` and finishes on the retry. It does not frame or route JSON-RPC (server.py,
+legacy.py, modern.py).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The 11 Engram tools as one table: one `Tool` entry per tool holds its name, description,
 strict input schema, annotations, `_meta` and what it does over the `Core` seam.
 
-Both eras list exactly these definitions (§10.5) and tools/call dispatches through the same
-entries, so adding a tool is one entry here (plus the `Core` method it calls). Descriptions are
-short on purpose: the whole tools/list must stay within 1,500 tokens (ceil(chars/4)), and hosts
-that defer tool definitions behind tool search read the server instructions first anyway.
-Argument checking against the schemas lives in `arguments.py`; the call flow (errors, the
-approval dialog of §10.6) lives in `handlers.py`.
+Both eras list exactly these definitions (docs/mcp.md "Tools") and tools/call dispatches through the
+same entries, so adding a tool is one entry here (plus the `Core` method it calls). Descriptions are
+short on purpose: the whole tools/list must stay within 1,500 tokens (ceil(chars/4)), and hosts that
+defer tool definitions behind tool search read the server instructions first anyway. Argument
+checking against the schemas lives in `arguments.py`; the call flow (errors, the approval dialog of
+docs/mcp.md "Approval dialog") lives in `handlers.py`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class Dialog(NamedTuple):
 
 class Tool(NamedTuple):
     """One tool: its wire definition and its handler, a plain `(core, args) -> Outcome` or a
-    `Dialog` for the tools whose proposal the human may answer in an approval dialog (§10.6)."""
+    `Dialog` for the tools whose proposal the human may answer in an approval dialog (docs/mcp.md
+    "Approval dialog")."""
 
     name: str
     description: str

@@ -38,13 +38,16 @@ from engram.proposals.plan import (
     render_preview,
     target_scopes,
 )
+from engram.proposals.verdicts import Kind
 from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
 from engram.workspace import Roots, Scope
 
-__all__ = ["Item", "Prepared", "Proposal", "commit", "decline", "prepare", "propose",
-           "propose_note", "propose_promotion", "save_now", "set_role", "set_rule_variant"]
+__all__ = ["Item", "Prepared", "Proposal", "ScopedKind", "commit", "decline", "prepare",
+           "propose", "propose_note", "propose_promotion", "save_now", "set_role",
+           "set_rule_variant"]
 Approve = str | Sequence[int]
+ScopedKind = tuple[Scope, Kind]  # one target root's verdict kind, e.g. ("global", "UPDATE")
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,13 @@ class Item:
     type: str = ""
     ready: bool = True
     text: str = ""  # what the human approves (the approval dialog shows it)
+    # The verdict as data, one entry per target root, built from the same rows as `verdict`
+    # (its display text): the approval dialog reads these, never the text.
+    parts: tuple[ScopedKind, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The item on the wire (`--json`, MCP `data.items`): `parts` stays in-process."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "parts"}
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ class Prepared:
             out.append(Item(c.number, label, rows[0].id, title_from_text(c.text),
                             any(p.verdict.writable for p in rows), c.type,
                             all(p.verdict.ready or not p.verdict.writable for p in rows),
-                            c.text))
+                            c.text, tuple((p.scope, p.verdict.kind) for p in rows)))
         return out
 
     @property
@@ -227,7 +234,7 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
     token = PendingApprovals(roots, clock).mint("note", [prep.scope], [prep.payload],
                                                           [], {})
     item = Item(1, "NOTE", prep.id, prep.title, True, prep.type,
-                text=str(prep.payload.get("text", "")))
+                text=str(prep.payload.get("text", "")), parts=((prep.scope, "ADD"),))
     return Proposal(token, prep.preview, [item], kind="note",
                     data={"id": prep.id, "valid_until": prep.valid_until})
 

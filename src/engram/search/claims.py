@@ -1,4 +1,4 @@
-"""One id, several files: which one a read shows (the guard of §6.1.5 applied to ids).
+"""One id, several files: which one a read shows (docs/reading.md "What routing can see").
 
 Files declare ids, and nothing stops two files from declaring one: a copy left behind by a
 merge, or an agent that drops an unapproved file with the id of an approved memory so that the

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from engram.search import docs
+from engram.store.fileio import connect_sqlite
 from engram.store.model import Memory
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
@@ -56,9 +57,7 @@ def open_index(cache_dir: Path) -> sqlite3.Connection:
     be written or the file is broken (a read-only checkout still gets correct answers)."""
     path = cache_dir / "index.sqlite"
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
+        db = connect_sqlite(path, check_same_thread=False)
         if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
             _rebuild_schema(db)
     except (OSError, sqlite3.Error):

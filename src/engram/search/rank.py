@@ -1,4 +1,5 @@
-"""Lexical ranking (§6.1.3): BM25 over weighted fields, then small boosts, a floor, a stable order.
+"""Lexical ranking: BM25 over weighted fields, then small boosts, a floor, a stable order
+(docs/reading.md "How ranking works").
 
 The index's FTS5 table holds every memory's fields already reduced to stems (terms.py), so the
 query is an OR of stemmed anchors, long ones also as prefixes (`config` meets `configur`).
@@ -157,7 +158,7 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
     The cluster hypothesis: memories on the task's subject tag each other's topics, while a
     memory that matched one query word by accident (an office note that mentions Friday) stands
     alone. Only candidates that already matched an anchor are looked at, so this reorders but
-    never selects (§6.1.3).
+    never selects (docs/reading.md "How ranking works", step 3).
     """
     total = sum(c.bm25 for c in cands)
     by_tag: dict[str, int] = {}  # tag → bit set of the candidates carrying it

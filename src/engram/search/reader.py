@@ -1,4 +1,5 @@
-"""Read the files a pack will print, through the guard (§6.1.5), and find memories by id.
+"""Read the files a pack will print, through the guard, and find memories by id
+(docs/reading.md "Guarded read").
 
 Routing works on the index; printing works on the file as it is now. Each selected file is read,
 checked against `memory.hashes.json` (working notes are not hashed, so only scanned) and scanned
@@ -31,9 +32,9 @@ _HASH_SKIPS = ("no approved hash", "changed since it was approved")
 
 
 def _scan_with_safety(text: str) -> Sequence[object]:
-    """The shared secret/PII/injection scanner, allowing the file's own author e-mail (§8:
-    e-mails are PII everywhere except the author fields). Imported on first use: compiling
-    its rules costs more than a whole cached load."""
+    """The shared secret/PII/injection scanner, allowing the file's own author e-mail: e-mails
+    are PII everywhere except the author fields (docs/safety.md "Personal data"). Imported on
+    first use: compiling its rules costs more than a whole cached load."""
     from engram.store.integrity import scan_memory_text
 
     return scan_memory_text(text)
@@ -148,8 +149,9 @@ class Reader:
         # Archived files are not indexed (no facts): they are checked, never re-indexed.
         stale = facts is not None and facts.sha != sha
         if rel.startswith(f"{NOTE_DIR}/"):
-            # Notes are git-ignored and never hashed (§3): shown only when Engram's seal
-            # verifies (anything else in working/ nobody approved), and still scanned.
+            # Notes are git-ignored and never hashed: shown only when Engram's seal verifies
+            # (anything else in working/ nobody approved), and still scanned (docs/saving.md
+            # "Working notes").
             unsealed = self._unsealed(root, rel, data)
             if unsealed:
                 return Read(None, skip=Skip(shown, unsealed, NOTE_FIX), sha=sha), data

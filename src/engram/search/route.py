@@ -1,4 +1,5 @@
-"""Routing (§6.1): from a task to the ordered keys of a pack, with the reasons for each choice.
+"""Routing: from a task to the ordered keys of a pack, with the reasons for each choice
+(docs/reading.md).
 
 Steps: anchors from the task (terms.py) → FTS5 candidates per root with BM25 (docs.py) → the
 workspace shadows a global memory with the same id → visibility (visibility.py) → boosts and
@@ -264,7 +265,7 @@ class Router:
         belongs to, so the memory that names the task ("drop column" → expand-contract) brings
         the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
         selection then adds that one's `depends_on`. A sibling must still share a word with the
-        task (SPEC §6.1: a secondary signal never selects a memory without anchor overlap)."""
+        task: tags alone never select a memory (docs/reading.md "How ranking works", step 7)."""
         best = ranked[0]
         if len(best.tags) < SIBLING_TAGS:
             return []
@@ -280,7 +281,7 @@ class Router:
                              d.strong_text, d.tag_text, d.updated, tags)
             mark_matched([cand], routed.anchors)
             if not found_by_task(cand, routed.anchors):
-                continue  # SPEC §6.1: a secondary signal never selects without anchor overlap
+                continue  # no task word: tags alone never select (docs/reading.md, ranking step 7)
             routed.docs.setdefault(d.key, d)
             routed.sibling_of[d.key] = best.id
             out.append(cand)
@@ -377,7 +378,8 @@ def open_router(session: ReadSession, settings: Settings | None = None) -> tuple
 
 
 def active_variant(settings: Settings) -> str:
-    """With rule variants off, rules render the balanced variant (§6.2)."""
+    """With rule variants off, rules render the balanced variant (docs/reading.md
+    "engram load")."""
     if settings.get("rule_variants.enabled"):
         return str(settings.get("rule_variants.active"))
     return "balanced"

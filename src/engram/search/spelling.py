@@ -1,4 +1,5 @@
-"""Unknown query words the store can still read: misspellings and joined words (§6.1.2).
+"""Unknown query words the store can still read: misspellings and joined words
+(docs/reading.md "How ranking works", step 1).
 
 A long anchor no memory holds is either a typo of a stored word (`databs` → `databas`) or
 several stored words written as one (`GetLoadHistory` → `getload`, `histori`; `liststop` →

@@ -1,13 +1,13 @@
 """Query and document terms: tokenising, stop words, generic memory words and stemming.
 
 One function, `stems(text)`, turns any text into the terms both the index and the query use, so
-`tests`, `testing` and `tested` all meet at `test`. `anchors(query)` keeps only the meaningful
-query terms (§6.1.2): stop words and generic memory words (`memory`, `rule`, `skill`, `agent`, …)
-never anchor, so a query made only of them routes nothing. The stemmer is Snowball's English
-stemmer (PyStemmer's C build, ~0.6 ms to import); it knows nothing about any fixture's vocabulary.
-A hand-written suffix stripper used before it made errors a standard stemmer does not
-(`speed` → `spe`, `line` → `lin`, `banner` → `ban`).
-This module does not rank and does not touch the index.
+`tests`, `testing` and `tested` all meet at `test`. `anchors(query)` keeps only the meaningful query
+terms (docs/reading.md "How ranking works", step 1): stop words and generic memory words (`memory`,
+`rule`, `skill`, `agent`, …) never anchor, so a query made only of them routes nothing. The stemmer
+is Snowball's English stemmer (PyStemmer's C build, ~0.6 ms to import); it knows nothing about any
+fixture's vocabulary. A hand-written suffix stripper used before it made errors a standard stemmer
+does not (`speed` → `spe`, `line` → `lin`, `banner` → `ban`). This module does not rank and does not
+touch the index.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def is_meaningful(token: str) -> bool:
 
 
 def anchors(query: str) -> list[str]:
-    """The distinct stemmed anchor terms of a query, in first-seen order (§6.1.2)."""
+    """The distinct stemmed anchor terms of a query, in first-seen order."""
     seen: dict[str, None] = {}
     for tok in tokens(query):
         if is_meaningful(tok):

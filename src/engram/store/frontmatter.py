@@ -197,10 +197,25 @@ class _Parser:
 
 
 def _strip_comment(s: str) -> str:
+    """The value without a trailing ` #` comment; a ` #` inside a quoted scalar, or inside a
+    quoted item of a flow list (`[" #"]`), is text."""
     if s.startswith(("'", '"')):
         return s
-    pos = s.find(" #")
-    return s[:pos].rstrip() if pos >= 0 else s
+    quote = ""
+    escaped = False  # the previous character escapes this one (`\"`, or `''` in '...')
+    for i, ch in enumerate(s):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"' or ch == "'" == quote == s[i + 1:i + 2]:
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'" and s.startswith("[") and s[i - 1] in "[, ":
+            quote = ch
+        elif ch == "#" and i and s[i - 1] == " ":
+            return s[:i - 1].rstrip()
+    return s
 
 
 def scalar_or_flow(s: str, n: int) -> Value:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from types import TracebackType
 
+from engram.store.fileio import connect_sqlite
+
 FILE = "derived.sqlite"
 _DDL = ("CREATE TABLE IF NOT EXISTS derived(sha TEXT, name TEXT, value TEXT, "
         "PRIMARY KEY(name, sha)) WITHOUT ROWID")
@@ -27,9 +29,7 @@ class HashCache:
         self.name = name
         self._db: sqlite3.Connection | None = None
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(cache_dir / FILE, timeout=10, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
+            db = connect_sqlite(cache_dir / FILE)
             db.execute(_DDL)
             self._db = db
         except (OSError, sqlite3.Error):
