@@ -125,7 +125,7 @@ def test_a_cold_cli_over_budget_skips_it_and_says_so(store: Roots,
 
 
 def test_a_memory_without_a_task_word_is_never_added_however_similar(store: Roots) -> None:
-    """SPEC §6.1: a secondary signal never selects a memory with no anchor overlap. The
+    """A secondary signal never selects a memory with no anchor overlap (SPEC 6.1). The
     role-scoped memory enters the BM25 pool through the active role alone, and its vector is
     as close to the task as the one that is added."""
     from engram.search.semantic import load as load_table

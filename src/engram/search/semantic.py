@@ -6,7 +6,7 @@ Imported only when `semantic.enabled` is true (it needs numpy: `pip install
 common words count little; stop words, generic memory words, numbers and one-letter tokens are
 skipped. A memory's vector weighs its title 3, tags and triggers 2 and its content 1. Vectors
 are unit length, so a dot product is the cosine. Routing uses them only to fill free pack slots
-with candidates that already share a task word (search/route.py, SPEC §6.1).
+with candidates that already share a task word (search/similar.py).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ whose stored vector is close to the task's.
 After the tag-siblings step, when `semantic.enabled` is on, its table loaded and the pack still
 has room, the BM25 top `SIMILAR_POOL` anchor-overlap candidates not yet ranked are compared
 with the task vector (search/semantic.py); at most `SIMILAR_MAX` with a cosine of at least
-`SIMILAR_MIN` join, best first. Every one must still share a word with the task: SPEC §6.1, a
-secondary signal never selects a memory without anchor overlap. Imported only when the channel
-is on (it needs numpy).
+`SIMILAR_MIN` join, best first. Every one must still share a word with the task: a secondary
+signal never selects a memory without one (docs/reading.md "Semantic extra (off by default)").
+Imported only when the channel is on (it needs numpy).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def similar(router: Router, task: str, routed: Routed, ranked: list[Candidate],
             roles: list[str], room: int) -> list[Candidate]:
     """The semantic extra (off by default): BM25 candidates not yet ranked whose stored
     vector is close to the task's (cosine ≥ `SIMILAR_MIN`), best first, for at most
-    `SIMILAR_MAX` free slots. Each must still share a word with the task (SPEC §6.1)."""
+    `SIMILAR_MAX` free slots. Each must still share a word with the task."""
     embedder = router.semantic.embedder
     task_vec = embedder.text_vector(task) if embedder is not None else None
     if task_vec is None:
@@ -51,7 +51,7 @@ def similar(router: Router, task: str, routed: Routed, ranked: list[Candidate],
                          d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
         mark_matched([cand], routed.anchors)
         if not found_by_task(cand, routed.anchors):
-            continue  # SPEC §6.1: a secondary signal never selects without anchor overlap
+            continue  # no task word: similarity alone never selects a memory
         routed.docs.setdefault(d.key, d)
         routed.similar[d.key] = cos
         out.append(cand)
