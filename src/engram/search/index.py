@@ -258,8 +258,7 @@ class RootIndex:
         return self._hidden
 
     def fill_vectors(self, embedder: Embedder) -> int:
-        """Give every row a stored vector for the semantic extra (vectors.fill); a no-op while
-        the data and the table are what the last fill saw."""
+        """vectors.fill, skipped while the data and the table are what the last fill saw."""
         if self._vec_key == (self._data_version(), embedder.ident):
             return 0
         from engram.search import vectors
