@@ -300,3 +300,31 @@ def test_build_script_writes_a_table_engram_reads(project: Path) -> None:
     table = decode(out.read_bytes())
     assert table.words == ["the", "speed", "page", "fast"]
     assert len(table.matrix) == 4 * 4
+
+
+def test_the_warm_mcp_server_loads_the_table_once_and_uses_it(
+        store: Roots, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engram.search import semantic_load
+    from tests.mcp_server.mcp_harness import InProcessServer
+    from tests.mcp_server.test_mcp_raw_lines import initialize
+
+    enable(store)
+    loads: list[Path] = []
+    real = semantic_load.load
+
+    def counting(path: Path) -> semantic_load.Semantic:
+        loads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(semantic_load, "load", counting)
+    server = InProcessServer(["--real-core", "--workspace", str(store.project)], None)
+    try:
+        initialize(server)
+        for _ in range(3):
+            reply = server.call("tools/call", {"name": "engram_load", "arguments": {
+                "query": TASK, "explain": True}})
+            text = "".join(c.get("text", "") for c in reply["result"]["content"])
+            assert "slow-render [body] similar to the task (cosine" in text
+    finally:
+        server.close()
+    assert loads == [store.vectors_file]
