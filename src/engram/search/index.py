@@ -263,7 +263,10 @@ class RootIndex:
             return 0
         from engram.search import vectors
 
-        done = vectors.fill(self.db, embedder)
+        try:
+            done = vectors.fill(self.db, embedder)
+        except sqlite3.Error:
+            return 0  # a locked or read-only cache: rows without a vector are never similar
         self._vec_key = (self._data_version(), embedder.ident)
         return done
 
