@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import IO
 
 from engram import __version__
-from engram.config import read_env
 from engram.mcp.core import Core, EngineCore
 from engram.mcp.server import Server, ServerOptions
 
@@ -77,6 +76,8 @@ def main(argv: Sequence[str] | None = None, *, core: Core | None = None,
         return 0
     if flags.ignored:
         sys.stderr.write(f"engram-mcp: ignoring unknown option(s): {' '.join(flags.ignored)}\n")
+    from engram.config import read_env  # here: importing this module loads no engine module
+
     base = options or ServerOptions()
     dialogless = read_env().dialogless_host
     if dialogless and base.elicitation and not flags.no_elicitation:
