@@ -181,6 +181,22 @@ def test_a_cache_database_planted_as_a_symlink_after_the_check_is_refused(
     assert _snapshot(outside) == before, "a write landed outside the repository"
 
 
+def test_a_cache_database_hard_linked_to_a_file_outside_is_refused(
+        project: Path, outside: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The variant after symlinks: an empty file outside, hard-linked as the index. SQLite
+    would turn it into a database, writing outside the repository."""
+    _ready(capsys)
+    cache = project / ".agents" / ".engram" / ".cache"
+    for stale in cache.glob("index.sqlite*"):
+        stale.unlink()
+    victim = outside / "empty"
+    victim.write_bytes(b"")
+    (cache / "index.sqlite").hardlink_to(victim)
+    code, out = cli(capsys, "load", "release")
+    assert code != 0 and "hard link" in out, out
+    assert victim.read_bytes() == b""
+
+
 def test_a_pinned_cache_database_stays_in_the_checked_folder(
         project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Swap the root after the database was opened: its pages, WAL and shared memory keep

@@ -163,9 +163,10 @@ def _regular_or_absent(folder: Path, names: tuple[str, ...], dfd: int,
                                "outside its folder (was the folder swapped?)",
                                code="storage.symlink",
                                hint="check `engram doctor`, then retry") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise StorageError(f"refusing to open {folder / name}: it is a symlink or not a "
-                               "regular file", code="storage.symlink",
+        # A second hard link could be a file outside the repository that SQLite would write.
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise StorageError(f"refusing to open {folder / name}: it is a symlink, a hard "
+                               "link or not a regular file", code="storage.symlink",
                                hint="delete it (it is a cache Engram rebuilds), then retry")
 
 
