@@ -45,6 +45,8 @@ def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> di
             entry["prerequisite_of"] = vouch.key(routed.selection.prereq_of[m.key])
         elif m.key in routed.sibling_of:
             entry["sibling_of"] = vouch.id_of(routed.sibling_of[m.key])
+        elif m.key in routed.clause_of:
+            entry["clause"] = routed.clause_of[m.key]
         selected.append(entry)
     return {"anchors": routed.anchors, "selected": selected,
             "omitted": [{"key": k, "reason": r}
@@ -80,6 +82,8 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch, *, 
             why = f"prerequisite of {e['prerequisite_of']}"
         elif "sibling_of" in e:
             why = f"shares tags with {e['sibling_of']} (free slot)"
+        elif "clause" in e:
+            why = f"best for {e['clause']!r} on its own (free slot)"
         lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
     if explain:
         rest = omitted(routed, vouch)
