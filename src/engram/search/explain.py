@@ -47,6 +47,8 @@ def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> di
             entry["sibling_of"] = vouch.id_of(routed.sibling_of[m.key])
         elif m.key in routed.similar:
             entry["similar"] = round(routed.similar[m.key], 2)
+        elif m.key in routed.clause_of:
+            entry["clause"] = routed.clause_of[m.key]
         selected.append(entry)
     out: dict[str, Any] = {"anchors": routed.anchors, "selected": selected,
                            "omitted": [{"key": k, "reason": r}
@@ -87,6 +89,8 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch, *, 
             why = f"shares tags with {e['sibling_of']} (free slot)"
         elif "similar" in e:
             why = f"similar to the task (cosine {e['similar']:.2f}, free slot)"
+        elif "clause" in e:
+            why = f"best for {e['clause']!r} on its own (free slot)"
         lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
     if explain and routed.semantic.code:
         hint = f" ({routed.semantic.hint})" if routed.semantic.hint else ""

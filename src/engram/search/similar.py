@@ -1,12 +1,13 @@
 """The semantic extra's routing step (off by default): fill free pack slots with candidates
 whose stored vector is close to the task's.
 
-After the tag-siblings step, when `semantic.enabled` is on, its table loaded and the pack still
-has room, the BM25 top `SIMILAR_POOL` anchor-overlap candidates not yet ranked are compared
-with the task vector (search/semantic.py); at most `SIMILAR_MAX` with a cosine of at least
-`SIMILAR_MIN` join, best first. Every one must still share a word with the task: a secondary
-signal never selects a memory without one (docs/reading.md "Semantic extra (off by default)").
-Imported only when the channel is on (it needs numpy).
+After the second subjects (route.py, the last lexical free-slot step), when `semantic.enabled`
+is on, its table loaded and the pack still has room, the BM25 top `SIMILAR_POOL`
+anchor-overlap candidates not yet ranked are compared with the task vector
+(search/semantic.py); at most `SIMILAR_MAX` with a cosine of at least `SIMILAR_MIN` join, best
+first. Every one must still share a word with the task: a secondary signal never selects a
+memory without one (docs/reading.md "Semantic extra (off by default)"). Imported only when the
+channel is on (it needs numpy).
 """
 
 from __future__ import annotations
