@@ -31,7 +31,10 @@ class Env(NamedTuple):
     no_auto_upgrade: bool = False
     session_objective: str | None = None
     path: str = ""
-    is_ci: bool = False
+    # The host that started this process and never answers an approval dialog, if known:
+    # Claude Code in print mode (`claude -p`) sets CLAUDE_CODE_ENTRYPOINT=sdk-cli for its MCP
+    # servers, declares the dialog capability, and lets every dialog run into its timeout.
+    dialogless_host: str | None = None
 
 
 def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> Env:
@@ -48,7 +51,8 @@ def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) 
         no_auto_upgrade=src.get("ENGRAM_NO_AUTO_UPGRADE", "") in {"1", "true", "yes"},
         session_objective=src.get("ENGRAM_SESSION_OBJECTIVE") or None,
         path=src.get("PATH", ""),
-        is_ci=bool(src.get("CI")),
+        dialogless_host=("Claude Code print mode (claude -p)"
+                         if src.get("CLAUDE_CODE_ENTRYPOINT") == "sdk-cli" else None),
     )
 
 
@@ -106,6 +110,8 @@ KEYS: dict[str, Key] = {
         Key("ignore.patterns", "list", [], doc="glob patterns of memory files to ignore",
             items=lambda raw: ignore_patterns(raw)),
         Key("global_path", "str", None, doc="global root (user config only)"),
+        Key("semantic.enabled", "bool", False,
+            doc="fill free pack slots by word-vector similarity (needs the semantic extra)"),
     )
 }
 

@@ -101,3 +101,10 @@ class HostConfigError(EngramError):
 
 class StorageError(EngramError):
     code = "storage.error"
+
+
+class VectorTableError(EngramError):
+    """The semantic extra's word-vector table is missing, unreadable or not a table; routing
+    then stays lexical (search/semantic.py) and `engram doctor` names the fix."""
+
+    code = "semantic.table"

@@ -84,6 +84,12 @@ class Roots(NamedTuple):
         return self.config_dir
 
     @property
+    def vectors_file(self) -> Path:
+        """The semantic extra's word-vector table (search/semantic_table.py), built once by
+        scripts/build-vectors.py; shared by every workspace of the user."""
+        return self.config_dir / "semantic" / "glove-50k.bin"
+
+    @property
     def pending_file(self) -> Path:
         """Pending approvals of this workspace, kept in the user's state dir (docs/safety.md)."""
         import hashlib

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.mcp_server.mcp_harness import InProcessServer, LineClient, modern_meta
+from tests.mcp_server.mcp_harness import InProcessServer, LineClient, RawServer, modern_meta
 
 FORM_CAPS: dict[str, Any] = {"elicitation": {"form": {}}}
 SESSION = "TYPE: rule | TEXT: Always pin tool versions.\nTYPE: knowledge | TEXT: We deploy on " \
@@ -19,7 +20,7 @@ def _init(raw: LineClient, version: str = "2025-06-18", caps: dict[str, Any] | N
                             "capabilities": FORM_CAPS if caps is None else caps})
 
 
-def _start_save(raw: InProcessServer, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def _start_save(raw: LineClient, arguments: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     id_ = raw.next_id()
     raw.send({"jsonrpc": "2.0", "id": id_, "method": "tools/call",
               "params": {"name": "engram_save_session", "arguments": arguments}})
@@ -27,7 +28,7 @@ def _start_save(raw: InProcessServer, arguments: dict[str, Any]) -> tuple[int, d
     return id_, asked
 
 
-def _answer(raw: InProcessServer, asked: dict[str, Any], **reply: Any) -> None:
+def _answer(raw: LineClient, asked: dict[str, Any], **reply: Any) -> None:
     raw.send({"jsonrpc": "2.0", "id": asked["id"], **reply})
 
 
@@ -159,6 +160,38 @@ def test_no_elicitation_flag_keeps_the_token_flow(tmp_path: Path) -> None:
         modern = server.call("tools/call", {"name": "engram_save", "arguments": {"text": "x y"},
                                             "_meta": modern_meta(caps=FORM_CAPS)})["result"]
         assert modern["resultType"] == "complete"
+    finally:
+        server.close()
+
+
+def test_claude_print_mode_gets_the_token_flow_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`claude -p` starts its MCP servers with CLAUDE_CODE_ENTRYPOINT=sdk-cli, declares the
+    dialog capability and never answers a dialog: a save must not wait for the timeout."""
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
+    server = RawServer([], tmp_path)
+    try:
+        _init(server, "2025-11-25")
+        started = time.monotonic()
+        result = server.call("tools/call", {"name": "engram_save",
+                                            "arguments": {"text": "Use uv."}})["result"]
+        assert "approval_token" in result["structuredContent"]["data"]
+        assert time.monotonic() - started < 30  # the dialog timeout is 60 s
+        assert not [line for line in server.lines if b"elicitation/create" in line]
+    finally:
+        server.close()
+    assert b"answers no approval dialog" in server.stderr
+
+
+def test_interactive_claude_still_gets_the_dialog(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+    server = RawServer([], tmp_path)
+    try:
+        _init(server, "2025-11-25")
+        id_, asked = _start_save(server, {"candidates": SESSION})
+        _answer(server, asked, result={"action": "cancel"})
+        server.reply_to(id_)
     finally:
         server.close()
 

@@ -15,6 +15,10 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engram.workspace import Roots
 
 
 def median_ms(fn: Callable[[], object], runs: int = 20, warmup: int = 2) -> float:
@@ -94,3 +98,36 @@ def machine() -> str:
 
 def today() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def semantic_table(path: Path) -> Path:
+    """The vector table `--semantic` measures with, checked first: without numpy or a valid
+    table the bench says how to get them (coded errors) instead of measuring lexical routing."""
+    from engram.errors import UsageError
+    from engram.search.semantic_table import read_table
+
+    try:
+        import numpy  # noqa: F401
+    except ImportError as exc:
+        raise UsageError("--semantic needs numpy", code="semantic.no_numpy",
+                         hint="pip install 'engram-protocol[semantic]'") from exc
+    read_table(path)  # VectorTableError names scripts/build-vectors.py
+    return path
+
+
+def enable_semantic(roots: Roots, table: Path) -> None:
+    """Turn the semantic extra on in a scratch store: the table where Engram looks for it
+    (`Roots.vectors_file`) and `semantic.enabled` in the workspace config."""
+    import json
+    import shutil
+
+    target = roots.vectors_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(table, target)
+    config = roots.workspace.config_file
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = {}
+    data.setdefault("semantic", {})["enabled"] = True
+    config.write_text(json.dumps(data), encoding="utf-8")

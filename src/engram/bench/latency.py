@@ -91,8 +91,8 @@ def _p50(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = None
-            ) -> SizeResult:
+def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = None,
+            vectors: Path | None = None) -> SizeResult:
     from engram.bench.synth import generate
     from engram.search.api import ReadSession, load, search
 
@@ -105,7 +105,11 @@ def measure(n: int, runs: int = 30, cold_runs: int = 7, workdir: Path | None = N
         roots: Roots = resolve(read_env({"HOME": str(base),
                                          "ENGRAM_CONFIG_DIR": str(base / "config")},
                                         cwd=project))
-        session = ReadSession(roots)  # the MCP server holds one for its lifetime
+        if vectors is not None:  # the semantic extra on (`engram bench --semantic`)
+            from engram.bench.harness import enable_semantic
+
+            enable_semantic(roots, vectors)
+        session = ReadSession(roots, long_lived=True)  # the MCP server holds one
         start = time.perf_counter()
         load(roots, query=TASKS[0], session=session)  # the first call builds the derived index
         build_s = time.perf_counter() - start
@@ -147,10 +151,12 @@ def as_dicts(results: list[SizeResult]) -> list[dict[str, Any]]:
     return [vars(r) for r in results]
 
 
-def suite(base: Path, sizes: list[int], runs: int) -> tuple[list[dict[str, Any]], list[str]]:
-    """The `engram bench` runner interface (engram.bench.report.RUNNERS)."""
-    results = [measure(n, runs=max(runs * 10, 10), cold_runs=max(runs // 2, 3), workdir=base)
-               for n in sizes]
+def suite(base: Path, sizes: list[int], runs: int,
+          vectors: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The `engram bench` runner interface (engram.bench.report.RUNNERS); `vectors` turns the
+    semantic extra on."""
+    results = [measure(n, runs=max(runs * 10, 10), cold_runs=max(runs // 2, 3), workdir=base,
+                       vectors=vectors) for n in sizes]
     return as_dicts(results), render_markdown(results).splitlines()
 
 

@@ -15,24 +15,33 @@ Runner = Callable[[Path, list[int], int], tuple[Any, list[str]]]
 
 def run_all(sizes: list[int], suites: list[str], *, quick: bool, write: str | None,
             workdir: str | None,
-            fixtures: list[Path] | None = None) -> tuple[str, dict[str, Any]]:
-    """Run `suites` in order; `fixtures` replaces the retrieval suite's default fixture sets."""
+            fixtures: list[Path] | None = None,
+            vectors: Path | None = None) -> tuple[str, dict[str, Any]]:
+    """Run `suites` in order; `fixtures` replaces the retrieval suite's default fixture sets;
+    `vectors` (a checked table) turns the semantic extra on in the retrieval and latency
+    stores."""
     unknown = [s for s in suites if s not in RUNNERS]
     if unknown:
         raise UsageError(f"unknown benchmark suite(s): {', '.join(unknown)}",
                          hint=f"choose from {', '.join(RUNNERS)}")
     runs = 3 if quick else 10
     data: dict[str, Any] = {"machine": machine(), "date": today(), "sizes": sizes}
+    flags = (" --quick" if quick else "") + (" --semantic" if vectors else "")
     lines = ["# Benchmarks", "", f"Measured {data['date']} on {data['machine']} by "
-             f"`engram bench{' --quick' if quick else ''}`.", ""]
+             f"`engram bench{flags}`.", ""]
     with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
         base = Path(workdir or tmp)
         base.mkdir(parents=True, exist_ok=True)
         for suite in suites:
-            if suite == "retrieval" and fixtures is not None:
+            result: Any
+            if suite == "retrieval" and (fixtures is not None or vectors is not None):
                 from engram.bench import retrieval
 
-                result, rendered = retrieval.suite(base, sizes, runs, fixtures)
+                result, rendered = retrieval.suite(base, sizes, runs, fixtures, vectors=vectors)
+            elif suite == "latency" and vectors is not None:
+                from engram.bench import latency
+
+                result, rendered = latency.suite(base, sizes, runs, vectors=vectors)
             else:
                 result, rendered = RUNNERS[suite](base, sizes, runs)
             data[suite] = result

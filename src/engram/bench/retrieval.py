@@ -171,29 +171,40 @@ def read_queries(src: Path) -> list[dict[str, Any]]:
     return queries
 
 
-def run(src: Path | None = None) -> dict[str, Any]:
+def run(src: Path | None = None, vectors: Path | None = None) -> dict[str, Any]:
     """Score Engram's router and the grep baseline on every query of one fixture directory.
 
     Returns `{name, path, queries, splits: {split: {queries, kinds, engram, grep, misses}}}`;
-    a fixture without `split` fields has the one split `all`."""
+    a fixture without `split` fields has the one split `all`. With `vectors` (a table) the
+    semantic extra is on and every query is one request of a long-lived read session, as in
+    the MCP server."""
     from engram.search.api import load
+    from engram.search.session import ReadSession
 
     src = src or fixtures_dir()
     queries = read_queries(src)
     scores: dict[str, tuple[Score, Score, list[str], Counter[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="engram-bench-") as tmp:
         roots = _setup(Path(tmp), src)
+        session = None
+        if vectors is not None:
+            from engram.bench.harness import enable_semantic
+
+            enable_semantic(roots, vectors)
+            session = ReadSession(roots, long_lived=True)
         for q in queries:
             split = str(q.get("split", "all"))
             engram, grep, misses, kinds = scores.setdefault(
                 split, (Score("engram"), Score("grep"), [], Counter()))
             kinds[str(q.get("kind", "other"))] += 1
             _set_roles(roots, list(q.get("roles", [])))
-            out = load(roots, query=q["query"])
+            out = load(roots, query=q["query"], session=session)
             pack = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
             score_pack(engram, q, pack, int(out.data["tokens"]), misses)
             gpack, gtokens = grep_pack(roots, q["query"])
             score_pack(grep, q, gpack, gtokens, [])
+        if session is not None:
+            session.close()
     splits = {name: {"queries": sum(kinds.values()), "kinds": dict(sorted(kinds.items())),
                      "engram": e.summary(), "grep": g.summary(), "misses": misses}
               for name, (e, g, misses, kinds) in sorted(scores.items(), key=_split_order)}
@@ -233,7 +244,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_many(fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:
+def run_many(fixtures: list[Path] | None = None,
+             vectors: Path | None = None) -> tuple[dict[str, Any], list[str]]:
     """The given fixtures, or the own fixture plus the held-out set when it is present."""
     notes: list[str] = []
     if fixtures is None:
@@ -243,17 +255,19 @@ def run_many(fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[s
             notes.append(f"Held-out set `{HELD_OUT}/` not found beside the checkout: skipped.")
         else:
             fixtures.append(held)
-    reports = [run(f) for f in fixtures]
+    reports = [run(f, vectors) for f in fixtures]
+    if vectors is not None:
+        notes.append(f"Semantic extra on (table `{vectors.name}`).")
     lines = [*notes, *([""] if notes else [])]
     for r in reports:
         lines += [*render_markdown(r).splitlines(), ""]
     return {"fixtures": reports, "notes": notes}, lines
 
 
-def suite(base: Path, sizes: list[int], runs: int,
-          fixtures: list[Path] | None = None) -> tuple[dict[str, Any], list[str]]:
+def suite(base: Path, sizes: list[int], runs: int, fixtures: list[Path] | None = None,
+          vectors: Path | None = None) -> tuple[dict[str, Any], list[str]]:
     """The `engram bench` runner interface (engram.bench.report.RUNNERS); sizes are unused."""
-    return run_many(fixtures)
+    return run_many(fixtures, vectors)
 
 
 def main() -> None:

@@ -126,6 +126,23 @@ def _mentions_engram(path: Path) -> bool:
         return False
 
 
+def check_semantic(roots: Roots) -> list[Finding]:
+    """With `semantic.enabled` on: numpy importable and the vector table present and valid
+    (routing quietly stays lexical otherwise, so doctor is where the user learns why)."""
+    from engram.search.semantic_load import load
+
+    try:
+        enabled = bool(roots.settings().get("semantic.enabled"))
+    except EngramError:
+        return []  # check_config reports a broken config
+    if not enabled:
+        return []
+    got = load(roots.vectors_file)
+    if got.embedder is None:
+        return [Finding(got.code, "warn", got.message, got.hint)]
+    return [Finding("semantic.ok", "ok", f"semantic extra on: vector table {roots.vectors_file}")]
+
+
 def check_containment(roots: Roots) -> list[Finding]:
     """Symlinks where a root, type folder or state file should be (engram.containment)."""
     from engram.containment import HINT, problems
@@ -137,5 +154,6 @@ def run(roots: Roots) -> list[Finding]:
     contained = check_containment(roots)
     if contained:  # every other check would read or write behind the symlink
         return contained
-    return (check_config(roots) + check_roots(roots) + check_integrity(roots)
-            + check_stale(roots) + check_hosts(roots) + check_links(roots))
+    return (check_config(roots) + check_semantic(roots) + check_roots(roots)
+            + check_integrity(roots) + check_stale(roots) + check_hosts(roots)
+            + check_links(roots))

@@ -88,7 +88,7 @@ class EngineCore:
         if self._session is None:
             from engram.search.session import ReadSession
 
-            self._session = ReadSession(roots)
+            self._session = ReadSession(roots, long_lived=True)
         return self._session
 
     @property

@@ -76,9 +76,16 @@ def main(argv: Sequence[str] | None = None, *, core: Core | None = None,
         return 0
     if flags.ignored:
         sys.stderr.write(f"engram-mcp: ignoring unknown option(s): {' '.join(flags.ignored)}\n")
+    from engram.config import read_env  # here: importing this module loads no engine module
+
     base = options or ServerOptions()
+    dialogless = read_env().dialogless_host
+    if dialogless and base.elicitation and not flags.no_elicitation:
+        sys.stderr.write(f"engram-mcp: {dialogless} answers no approval dialog; saves use the "
+                         "approval_token chat flow\n")
     options = base._replace(always_load=flags.always_load or base.always_load,
-                            elicitation=base.elicitation and not flags.no_elicitation)
+                            elicitation=(base.elicitation and not flags.no_elicitation
+                                         and not dialogless))
     out = guard_stdout()
     server = Server(core or EngineCore(flags.workspace), options, out)
     with contextlib.suppress(KeyboardInterrupt):

@@ -45,10 +45,17 @@ def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> di
             entry["prerequisite_of"] = vouch.key(routed.selection.prereq_of[m.key])
         elif m.key in routed.sibling_of:
             entry["sibling_of"] = vouch.id_of(routed.sibling_of[m.key])
+        elif m.key in routed.similar:
+            entry["similar"] = round(routed.similar[m.key], 2)
+        elif m.key in routed.clause_of:
+            entry["clause"] = routed.clause_of[m.key]
         selected.append(entry)
-    return {"anchors": routed.anchors, "selected": selected,
-            "omitted": [{"key": k, "reason": r}
-                        for k, r in omitted(routed, vouch)[:MAX_DATA]]}
+    out: dict[str, Any] = {"anchors": routed.anchors, "selected": selected,
+                           "omitted": [{"key": k, "reason": r}
+                                       for k, r in omitted(routed, vouch)[:MAX_DATA]]}
+    if routed.semantic.code:
+        out["semantic"] = {"code": routed.semantic.code, "message": routed.semantic.message}
+    return out
 
 
 def omitted(routed: Routed, vouch: Vouch) -> list[tuple[str, str]]:
@@ -80,7 +87,14 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch, *, 
             why = f"prerequisite of {e['prerequisite_of']}"
         elif "sibling_of" in e:
             why = f"shares tags with {e['sibling_of']} (free slot)"
+        elif "similar" in e:
+            why = f"similar to the task (cosine {e['similar']:.2f}, free slot)"
+        elif "clause" in e:
+            why = f"best for {e['clause']!r} on its own (free slot)"
         lines.append(f"- {m.key} [{e['tier']}] {why}" if explain else f"- {m.key} [{e['tier']}]")
+    if explain and routed.semantic.code:
+        hint = f" ({routed.semantic.hint})" if routed.semantic.hint else ""
+        lines.append(f"semantic: off: {routed.semantic.message}{hint}")
     if explain:
         rest = omitted(routed, vouch)
         if rest:

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Collection, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engram.errors import InvalidMemoryError
 from engram.progress import Progress
@@ -25,6 +25,9 @@ from engram.store.ids import is_valid_id
 from engram.store.model import TYPES, Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
 from engram.workspace import Root, Roots
+
+if TYPE_CHECKING:
+    from engram.search.semantic import Embedder
 
 _DF_CACHE = 4096  # anchors whose document frequency one index remembers
 
@@ -72,6 +75,7 @@ class RootIndex:
         # How many rows docs.HIDDEN_ROWS lists, and for which data version and policy.
         self._hidden_key: tuple[tuple[int, int], Policy] | None = None
         self._hidden = 0
+        self._vec_key: tuple[tuple[int, int], str] | None = None  # data version, table ident
 
     def _cache_inode(self) -> int:
         try:
@@ -194,6 +198,7 @@ class RootIndex:
         if row:
             docs.delete(self.db, row[0])
             self.db.execute("DELETE FROM mem WHERE rowid=?", row)
+            self.db.execute("DELETE FROM vec WHERE rowid=?", row)  # a reused rowid starts bare
         self.db.execute("DELETE FROM files WHERE rel=?", (rel,))
 
     def _index_file(self, rel: str, st: tuple[int, int, int], known: bool) -> None:
@@ -251,6 +256,19 @@ class RootIndex:
             # connection's count after it, and on other connections' commits before it.
             self._hidden_key = ((before[0], self.db.total_changes), policy)
         return self._hidden
+
+    def fill_vectors(self, embedder: Embedder) -> int:
+        """vectors.fill, skipped while the data and the table are what the last fill saw."""
+        if self._vec_key == (self._data_version(), embedder.ident):
+            return 0
+        from engram.search import vectors
+
+        try:
+            done = vectors.fill(self.db, embedder)
+        except sqlite3.Error:
+            return 0  # a locked or read-only cache: rows without a vector are never similar
+        self._vec_key = (self._data_version(), embedder.ident)
+        return done
 
     def usable(self) -> bool:
         """False once the cache file this connection uses was deleted or replaced."""

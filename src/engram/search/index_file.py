@@ -14,7 +14,7 @@ from engram.store.model import Memory
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
 # rebuilds itself in place.
-SCHEMA = 15  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 16  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
 # 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
@@ -37,6 +37,7 @@ CREATE INDEX IF NOT EXISTS mem_id ON mem(id);
 CREATE INDEX IF NOT EXISTS mem_hidable ON mem(rowid) WHERE hidable = 1;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS scanned(sha TEXT PRIMARY KEY, version TEXT);
+CREATE TABLE IF NOT EXISTS vec(rowid INTEGER PRIMARY KEY, v BLOB);
 """ + docs.DDL
 _FIELDS = Memory._fields
 

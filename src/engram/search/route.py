@@ -35,11 +35,12 @@ from engram.search.rank import (
 )
 from engram.search.reader import Read, Reader
 from engram.search.select import Selection, select
+from engram.search.semantic_load import OFF, Semantic
 from engram.search.session import ReadSession
 from engram.search.spelling import SPELL_PREFIX, respell
 from engram.search.standing import Approved, standing_keys
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import stems, word_pairs
+from engram.search.terms import clauses, stems, word_pairs
 from engram.search.visibility import Policy, make_policy
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
@@ -47,6 +48,7 @@ SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a f
 SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 STANDING_MAX = 4096  # rows fetched at most to find `pool` whose files stand (standing.py)
+CLAUSE_PICKS_AT = 3  # a clause of this many task words gives two memories, a shorter one one
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
 
@@ -65,6 +67,9 @@ class Routed:
         self.pruned: list[tuple[str, str]] = []  # (key, reason), evidence.py
         self.sibling_of: dict[str, str] = {}  # key → id of the best candidate it shares tags with
         self.unapproved: list[str] = []  # keys of files that take no place (standing.py)
+        self.similar: dict[str, float] = {}  # key → cosine with the task (semantic extra)
+        self.semantic = OFF  # the semantic extra for this route, or why it is off
+        self.clause_of: dict[str, str] = {}  # key → the clause of the task that routed it alone
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -74,9 +79,10 @@ class Router:
     """Routing over one `MemoryIndex` for one request; remembers id lookups and claims only
     for that request (a new request makes a new Router)."""
 
-    def __init__(self, index: MemoryIndex, policy: Policy,
+    def __init__(self, index: MemoryIndex, policy: Policy, semantic: Semantic = OFF,
                  approved: Approved | None = None) -> None:
         self.index = index
+        self.semantic = semantic
         self.approved = approved  # memory.hashes.json as the session read it (standing.py)
         self.weak: list[Doc] = []  # the last candidates() rows that take no place, best first
         self.roots = index.roots
@@ -252,6 +258,24 @@ class Router:
         return dict(df), n
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+        routed = self._ranked(task, limit, want_hidden=want_hidden)
+        if routed.ranked and len(routed.ranked) < limit:
+            routed.ranked += self._second_subjects(task, routed, limit - len(routed.ranked))
+        routed.semantic = self.semantic
+        if routed.ranked and len(routed.ranked) < limit and self.semantic.embedder is not None:
+            from engram.search.similar import similar
+
+            roles = query_anchors(" ".join(sorted(self.policy.roles)))
+            routed.ranked += similar(self, task, routed, routed.ranked, roles,
+                                     limit - len(routed.ranked))
+        self._select(routed, [c.key for c in routed.ranked], limit)
+        if routed.matched > limit:
+            routed.narrow_tags = self._narrowing_tags(routed)
+        return routed
+
+    def _ranked(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+        """Steps 1–7 of docs/reading.md "How ranking works": the ranked candidates of a task,
+        before selection."""
         routed = Routed(anchors=query_anchors(task))
         routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
@@ -274,10 +298,33 @@ class Router:
         if ranked and len(ranked) < limit:
             ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
         routed.ranked = ranked
-        self._select(routed, [c.key for c in routed.ranked], limit)
-        if routed.matched > limit:
-            routed.narrow_tags = self._narrowing_tags(routed)
         return routed
+
+    def _second_subjects(self, task: str, routed: Routed, room: int) -> list[Candidate]:
+        """For a task with several subjects ("bump the kotlin version and fix the flaky map
+        screenshot test"), the best candidates of each clause routed on its own, for the pack's
+        free slots (after every ranked candidate and tag sibling).
+
+        Ranked as a whole, the task's largest subject gets the neighbour boost and its cluster
+        fills the pack while the other subject's memories fall under the floor; routed alone,
+        each clause has its own best memory. One per clause, two for a clause of three or more
+        task words; each matched words of the task, so no memory without anchor overlap."""
+        have = {c.key for c in routed.ranked}
+        out: list[Candidate] = []
+        for clause in clauses(task):
+            sub = self._ranked(clause, room)
+            take = 2 if len(sub.anchors) >= CLAUSE_PICKS_AT else 1
+            for c in sub.ranked[:take]:
+                if c.key in have:
+                    continue
+                have.add(c.key)
+                routed.docs.setdefault(c.key, sub.docs[c.key])
+                routed.clause_of[c.key] = clause
+                out.append(c)
+        out = out[:room]
+        chosen = {c.key for c in out}  # routed alone, its clause's words were evidence enough
+        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
+        return out
 
     def _tag_siblings(self, routed: Routed, ranked: list[Candidate],
                       room: int) -> list[Candidate]:
@@ -392,7 +439,12 @@ def open_router(session: ReadSession, settings: Settings | None = None) -> tuple
     roots = session.roots
     settings = settings or roots.settings()
     policy = make_policy(settings.get("ignore.patterns"), roots.project, settings.get("roles"))
-    return Router(session.begin(), policy, session.approved), settings
+    semantic = session.semantic(bool(settings.get("semantic.enabled")))
+    index = session.begin()
+    if semantic.embedder is not None:
+        for part in index.parts:
+            part.fill_vectors(semantic.embedder)
+    return Router(index, policy, semantic, session.approved), settings
 
 
 def active_variant(settings: Settings) -> str:

@@ -29,6 +29,7 @@ from engram.search.index import MemoryIndex
 from engram.store.repo import Store, parse_bytes
 
 if TYPE_CHECKING:
+    from engram.search.semantic_load import Semantic
     from engram.store.model import Memory
     from engram.workspace import Root, Roots
 
@@ -41,8 +42,11 @@ ByFile = tuple[str, str, str, str]  # (root path, scope, rel, sha256 of the byte
 class ReadSession:
     """The read path's state for one command, or for one long-lived server across requests."""
 
-    def __init__(self, roots: Roots) -> None:
+    def __init__(self, roots: Roots, *, long_lived: bool = False) -> None:
         self.roots = roots
+        # The MCP server's session (many requests); a CLI command's session serves one.
+        self.long_lived = long_lived
+        self._semantic: tuple[tuple[int, ...], Semantic] | None = None
         self._index: MemoryIndex | None = None
         self._opened_for: tuple[str, ...] = ()
         self._thread: int | None = None
@@ -116,6 +120,21 @@ class ReadSession:
         if len(self._cards) >= CARDS_MAX:
             self._cards.clear()
         self._cards[key] = line
+
+    def semantic(self, enabled: bool) -> Semantic:
+        """The semantic extra for this request: the loaded table, or why routing stays
+        lexical. Loaded once per session while the table file's stats hold (semantic_load.py)."""
+        from engram.search import semantic_load
+
+        if not enabled:
+            return semantic_load.OFF
+        if not self.long_lived and not semantic_load.COLD_CLI:
+            return semantic_load.SKIPPED_COLD
+        path = self.roots.vectors_file
+        key = semantic_load.file_key(path)
+        if self._semantic is None or self._semantic[0] != key:
+            self._semantic = (key, semantic_load.load(path))
+        return self._semantic[1]
 
     def close(self) -> None:
         if self._index is not None:

@@ -74,6 +74,21 @@ def anchors(query: str) -> list[str]:
     return list(seen)
 
 
+# Where one subject of a task ends and another begins ("bump kotlin and fix the flaky test",
+# "rotate the key, then redeploy"): conjunctions and clause punctuation.
+_CLAUSE_BREAK = re.compile(r"\b(?:and|also|but|plus|then)\b|[,;:]|\.(?:\s|$)", re.IGNORECASE)
+CLAUSE_MIN_ANCHORS = 2  # a clause of one meaningful word is not a subject of its own
+
+
+def clauses(query: str) -> list[str]:
+    """The parts of a task that could each be a subject of its own: the text between
+    conjunctions and clause punctuation, keeping parts of at least two anchors. Empty when
+    fewer than two such parts (a task with one subject)."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(query)]
+    kept = [p for p in parts if len(anchors(p)) >= CLAUSE_MIN_ANCHORS]
+    return kept if len(kept) >= 2 else []
+
+
 def word_pairs(query: str) -> list[tuple[str, str]]:
     """Neighbouring anchor stems of a query as the index stores text (stop words dropped, so
     "rotate the api key" gives `(rotat, api)`, `(api, key)`), distinct, in first-seen order:
