@@ -161,6 +161,7 @@ def test_an_author_name_with_invisible_characters_is_written_escaped(
     code, out = cli(capsys, "save", "-f", "rule", "Run the smoke suite before tagging.")
     assert code == 0, out
     text = next((ws / "rules").glob("*.md")).read_text()
-    assert "\u202e" not in text and "u202elory" in text
+    # not a name once escaped (a backslash): left out, never written (test_trust_author.py)
+    assert "\u202e" not in text and "lory" not in text
     code, out = cli(capsys, "load", "smoke suite tagging")
     assert "Run the smoke suite" in out, out

@@ -6,6 +6,7 @@ e-mail found here is the one address the PII scan allows in author fields.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,23 @@ def _git_config(cwd: Path, key: str) -> str:
     return printable(done.stdout.strip(), 200) if done.returncode == 0 else ""
 
 
+# The repository's `.git/config` can set user.name and user.email, and the approval dialog
+# does not show them: they are kept only when they look like a person's name (a few words of
+# letters) and an e-mail address, never as a sentence written into every approved memory.
+_NAME = re.compile(r"[^\W\d_][\w.'’-]{0,23}(?: [^\W\d_][\w.'’-]{0,23}){0,5}")
+_EMAIL = re.compile(r"[\w.+'-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+
+
+def name_shaped(name: str) -> str:
+    """`name` when it reads as a person's name (at most six words of letters), else ""."""
+    return name if len(name) <= 64 and _NAME.fullmatch(name) else ""
+
+
+def email_shaped(email: str) -> str:
+    return email if len(email) <= 254 and _EMAIL.fullmatch(email) else ""
+
+
 def git_author(project: Path) -> Author:
     cwd = project if project.is_dir() else Path.cwd()
-    return Author(_git_config(cwd, "user.name"), _git_config(cwd, "user.email"))
+    return Author(name_shaped(_git_config(cwd, "user.name")),
+                  email_shaped(_git_config(cwd, "user.email")))
