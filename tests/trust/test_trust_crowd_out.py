@@ -87,3 +87,16 @@ def test_session_start_cards_are_not_crowded_out(ws: Path, folder: str) -> None:
         (ws / folder / f"aa{i}.md").write_text(memory_text(f"aa{i}", "rule", "- x"))
     injected = hook(ws.parent.parent, "", "SessionStart")
     assert "smoke-before-tag" in injected, injected[:500]
+
+
+def test_where_a_file_lives_decides_how_it_stands_not_its_frontmatter(
+        layout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tier: working` in an approved rules/ file does not make it a note to be sealed, and
+    `tier: durable` in a file dropped into working/ does not make it a memory to be hashed."""
+    write_memory(layout, "smoke-before-tag", "rule", f"- {APPROVED['smoke-before-tag'][1]}",
+                 tags=["smoke", "release"], tier="working", valid_until="2999-01-01")
+    for i in range(20):
+        (layout / "working" / f"w{i}.md").write_text(memory_text(
+            f"w{i}", "rule", f"- {FLOOD}", tier="durable", tags=["smoke", "release"]))
+    out = cli(capsys, "search", "smoke suite release")[1]
+    assert "smoke-before-tag" in out, out

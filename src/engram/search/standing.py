@@ -33,16 +33,17 @@ def standing_rows(parts: Mapping[str, RootIndex], approved: Approved,
         part = parts.get(scope)
         if part is None:
             continue
-        facts = part.file_facts([d.rel_path for d in ds if not d.is_note])
+        # A note is a file in working/ (as the guard decides), whatever its frontmatter says.
+        facts = part.file_facts([d.rel_path for d in ds if not _in_working(d)])
         hashes = approved(part.root)
         seals: Mapping[str, str] = {}
-        if any(d.is_note for d in ds):
+        if any(_in_working(d) for d in ds):
             from engram.store.seal import read_note_seals
 
             seals = read_note_seals(part.root.path)
         for d in ds:
             rel = d.rel_path
-            if d.is_note:
+            if _in_working(d):
                 ok = rel in seals
             else:
                 f = facts.get(rel)
@@ -50,6 +51,10 @@ def standing_rows(parts: Mapping[str, RootIndex], approved: Approved,
             if ok:
                 out.add((scope, rel))
     return out
+
+
+def _in_working(d: Doc) -> bool:
+    return d.rel_path.startswith("working/")
 
 
 def standing_keys(rows: Sequence[Doc], claimants: Callable[[str], Sequence[Doc]],
