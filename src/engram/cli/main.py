@@ -155,7 +155,12 @@ def _emit(outcome: Outcome, as_json: bool) -> int:
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps(outcome.envelope(), ensure_ascii=False, indent=2) + "\n")
+        from engram.outcome import terminal_safe
+
+        text = json.dumps(outcome.envelope(), ensure_ascii=False, indent=2)
+        if terminal_safe(text) != text:  # a bidi or C1 control json leaves raw: \u-escape all
+            text = json.dumps(outcome.envelope(), ensure_ascii=True, indent=2)
+        sys.stdout.write(text + "\n")
     elif outcome.text:
         stream = sys.stderr if outcome.to_stderr else sys.stdout
         from engram.outcome import terminal_safe
