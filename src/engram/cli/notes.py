@@ -32,7 +32,7 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
         lines += [f"removed {safe_name(f)} (not written by Engram)" for f in gone.unsealed]
         return Outcome(text="\n".join(lines) or "no expired notes",
                        data={"removed": [n.id for n in gone.expired],
-                             "removed_unsealed": gone.unsealed})
+                             "removed_unsealed": [safe_name(f) for f in gone.unsealed]})
     rows = []
     lines = []
     found, unsealed = notes.survey(ctx.roots)
@@ -48,13 +48,15 @@ def run_notes(args: argparse.Namespace, ctx: Context) -> Outcome:
                      + ", ".join(safe_name(f) for f in unsealed[:5])
                      + (" …" if len(unsealed) > 5 else ""))
     return Outcome(text="\n".join(lines) or "no working notes",
-                   data={"notes": rows, "unsealed": unsealed})
+                   data={"notes": rows, "unsealed": [safe_name(f) for f in unsealed]})
 
 
-def safe_name(name: str, limit: int = 80) -> str:
-    """A file name an attacker chose, printable and short (it is not reviewed text)."""
-    shown = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in name)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+def safe_name(name: str) -> str:
+    """A file name an attacker chose, as every file name nobody reviewed is printed
+    (`engram.safety.shown_name`: escaped, shortened, withheld unless plain)."""
+    from engram.safety import shown_name
+
+    return shown_name(name)
 
 
 def configure_promote(p: argparse.ArgumentParser) -> None:

@@ -26,7 +26,8 @@ def shown_name(file: str, limit: int = NAME_MAX) -> str:
     punctuation to make a sentence of) or that reads like an instruction. Folders are named by
     the same writer: the dated folders of `archive/` are found at any depth, and a renamed code
     path (`engram stale`) is any path git holds."""
-    scope = "global:" if file.startswith("global:") else ""  # how a global root's file is named
+    # how a file is named with its root ("global:rules/x.md", "workspace:working/y.md")
+    scope = next((p for p in ("global:", "workspace:") if file.startswith(p)), "")
     parts = file.removeprefix(scope).split("/")
     for i, part in enumerate(parts):
         why = _why_withheld(part)
