@@ -20,6 +20,7 @@ from engram.search import claims as claims_mod
 from engram.search import docs
 from engram.search.docs import Doc
 from engram.search.evidence import prune
+from engram.search.freeslots import second_subjects, tag_siblings
 from engram.search.index import MemoryIndex, RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
@@ -40,15 +41,12 @@ from engram.search.session import ReadSession
 from engram.search.spelling import SPELL_PREFIX, respell
 from engram.search.standing import Approved, standing_keys
 from engram.search.terms import anchors as query_anchors
-from engram.search.terms import clauses, stems, word_pairs
+from engram.search.terms import word_pairs
 from engram.search.visibility import Policy, make_policy
 
 Hidden = Callable[[Doc], "str | None"]  # a visibility check: why a row is hidden, or None
-SIBLING_TAGS = 2  # tags a memory must share with the best candidate to fill a free slot
-SIBLING_POOL = 4  # memories looked at for that (BM25 over the tags column)
 RERANK_POOL = 2  # rerank this many candidates per pack slot (BM25 order is already close)
 STANDING_MAX = 4096  # rows fetched at most to find `pool` whose files stand (standing.py)
-CLAUSE_PICKS_AT = 3  # a clause of this many task words gives two memories, a shorter one one
 RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work per load
 
 
@@ -258,9 +256,9 @@ class Router:
         return dict(df), n
 
     def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
-        routed = self._ranked(task, limit, want_hidden=want_hidden)
+        routed = self.ranked_only(task, limit, want_hidden=want_hidden)
         if routed.ranked and len(routed.ranked) < limit:
-            routed.ranked += self._second_subjects(task, routed, limit - len(routed.ranked))
+            routed.ranked += second_subjects(self, task, routed, limit - len(routed.ranked))
         routed.semantic = self.semantic
         if routed.ranked and len(routed.ranked) < limit and self.semantic.embedder is not None:
             from engram.search.similar import similar
@@ -273,7 +271,7 @@ class Router:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
 
-    def _ranked(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+    def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         """Steps 1–7 of docs/reading.md "How ranking works": the ranked candidates of a task,
         before selection."""
         routed = Routed(anchors=query_anchors(task))
@@ -296,72 +294,9 @@ class Router:
             pruned = prune(ranked, routed.anchors, df, n, keep=limit)
             ranked, routed.pruned = pruned.kept, pruned.dropped
         if ranked and len(ranked) < limit:
-            ranked += self._tag_siblings(routed, ranked, limit - len(ranked))
+            ranked += tag_siblings(self, routed, ranked, limit - len(ranked))
         routed.ranked = ranked
         return routed
-
-    def _second_subjects(self, task: str, routed: Routed, room: int) -> list[Candidate]:
-        """For a task with several subjects ("bump the kotlin version and fix the flaky map
-        screenshot test"), the best candidates of each clause routed on its own, for the pack's
-        free slots (after every ranked candidate and tag sibling).
-
-        Ranked as a whole, the task's largest subject gets the neighbour boost and its cluster
-        fills the pack while the other subject's memories fall under the floor; routed alone,
-        each clause has its own best memory. One per clause, two for a clause of three or more
-        task words; each matched words of the task, so no memory without anchor overlap."""
-        have = {c.key for c in routed.ranked}
-        out: list[Candidate] = []
-        for clause in clauses(task):
-            sub = self._ranked(clause, room)
-            take = 2 if len(sub.anchors) >= CLAUSE_PICKS_AT else 1
-            for c in sub.ranked[:take]:
-                if c.key in have:
-                    continue
-                have.add(c.key)
-                routed.docs.setdefault(c.key, sub.docs[c.key])
-                routed.clause_of[c.key] = clause
-                out.append(c)
-        out = out[:room]
-        chosen = {c.key for c in out}  # routed alone, its clause's words were evidence enough
-        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
-        return out
-
-    def _tag_siblings(self, routed: Routed, ranked: list[Candidate],
-                      room: int) -> list[Candidate]:
-        """Memories sharing at least `SIBLING_TAGS` tags with the best candidate, for the pack's
-        free slots (best BM25 over the tags first; after every ranked candidate).
-
-        The second channel for implied sub-tasks: a memory's author tags it with the topics it
-        belongs to, so the memory that names the task ("drop column" → expand-contract) brings
-        the procedure its topic always needs (`migration`, `schema` → add-db-migration), and
-        selection then adds that one's `depends_on`. A sibling must still share a word with the
-        task: tags alone never select a memory (docs/reading.md "How ranking works", step 7)."""
-        best = ranked[0]
-        if len(best.tags) < SIBLING_TAGS:
-            return []
-        words = list(dict.fromkeys(s for t in sorted(best.tags) for s in stems(t)))
-        found, _, _ = self.candidates(words, SIBLING_POOL, column="tags")
-        have = {c.key for c in ranked}
-        out: list[Candidate] = []
-        for d, score in found:
-            tags = frozenset(map(str.lower, d.tags))
-            if d.key in have or len(tags & best.tags) < SIBLING_TAGS:
-                continue
-            cand = Candidate(d.key, d.id, d.scope, d.type, score, d.field_text,
-                             d.strong_text, d.tag_text, d.updated, tags)
-            mark_matched([cand], routed.anchors)
-            if not found_by_task(cand, routed.anchors):
-                continue  # no task word: tags alone never select (docs/reading.md, ranking step 7)
-            routed.docs.setdefault(d.key, d)
-            routed.sibling_of[d.key] = best.id
-            out.append(cand)
-            if len(out) == room:
-                break
-        # A sibling may be one that evidence pruning judged off topic for the task's words;
-        # sharing the best memory's topics is the other channel, so it is not listed as pruned.
-        chosen = {c.key for c in out}
-        routed.pruned = [(k, r) for k, r in routed.pruned if k not in chosen]
-        return out
 
     def _respell(self, anchors: list[str]) -> list[str]:
         """Unknown long anchors as the stored words they misspell or join (spelling.py)."""
