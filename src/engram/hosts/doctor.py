@@ -126,6 +126,35 @@ def _mentions_engram(path: Path) -> bool:
         return False
 
 
+def check_nested(roots: Roots) -> list[Finding]:
+    """Workspaces in subfolders, or a workspace nested in another one (hosts/nested.py)."""
+    from engram.hosts import nested
+
+    project = roots.project
+    out: list[Finding] = []
+    outer = nested.enclosing(project)
+    if outer is not None:
+        out.append(Finding(
+            "workspace.nested", "warn",
+            f"this workspace is inside {outer}, which has its own: Engram run from {outer} "
+            "reads that one, not this", "if you did not create this one, delete "
+            f"{project / '.agents' / '.engram'}; otherwise review both"))
+    found, cut = nested.below(project)
+    for sub in found:
+        rel = sub.relative_to(project).as_posix()
+        out.append(Finding(
+            "workspace.nested", "warn",
+            f"another workspace at {rel}/.agents/.engram: Engram and any host started in "
+            f"{rel}/ read it, with its own memory.hashes.json, instead of this one",
+            f"if you did not create it (an agent can plant one), delete {rel}/.agents/.engram; "
+            f"otherwise review it like this one: engram verify --workspace {rel}"))
+    if cut:
+        out.append(Finding("workspace.nested_partial", "ok",
+                           f"looked for other workspaces in the first {nested.MAX_DIRS:,} "
+                           "folders only"))
+    return out
+
+
 def check_semantic(roots: Roots) -> list[Finding]:
     """With `semantic.enabled` on: numpy importable and the vector table present and valid
     (routing quietly stays lexical otherwise, so doctor is where the user learns why)."""
@@ -155,5 +184,6 @@ def run(roots: Roots) -> list[Finding]:
     if contained:  # every other check would read or write behind the symlink
         return contained
     return (check_config(roots) + check_semantic(roots) + check_roots(roots)
+            + check_nested(roots)
             + check_integrity(roots) + check_stale(roots) + check_hosts(roots)
             + check_links(roots))
