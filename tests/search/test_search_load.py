@@ -218,3 +218,15 @@ def test_the_real_scanner_skips_a_secret_but_allows_the_author_email(ws: Path) -
     assert "SKIPPED knowledge/smtp-relay.md: contains a secret or PII at line" in out.text
     assert "Sup3rS3cret" not in out.text
     assert out.data["body_keys"] == ["workspace:smtp-owner"]
+
+
+def test_the_active_roles_memory_comes_first_among_near_equals(ws: Path) -> None:
+    """A memory scoped to a role the user set is about their own work: it ranks above one for
+    everyone that matches the task a little better (a tag hit)."""
+    put(ws, "a-pagination", "rule", "- Paginate list endpoints with cursors.",
+        title="Paginate list endpoints", tags=["api", "endpoint"])
+    put(ws, "b-pagination", "rule", "- Paginate list endpoints with cursors.",
+        title="Paginate list endpoints", tags=["api"], role=["backend"])
+    (ws / "engram.config.json").write_text(json.dumps({"roles": ["Backend"]}))
+    keys = load(resolve(), query="paginate the list endpoint").data["selected_keys"]
+    assert keys == ["workspace:b-pagination", "workspace:a-pagination"]

@@ -40,6 +40,10 @@ RELATIVE_FLOOR = 0.4
 # more likely about the task than one holding them apart; applied after the floor, so it only
 # reorders what the floor kept (applied before it, the boosted top cut second subjects).
 PHRASE_BOOST = 0.25
+# A memory scoped to a role the user declared (`engram set-role`) is about their own work: among
+# the candidates the floor kept, it scores 50% more than one that matched the task as well but
+# is for everyone. Applied after the floor, so it reorders and admits nothing.
+ROLE_BOOST = 0.5
 MATCHED_FOR = 16  # candidates whose matched anchors are reported
 NEIGHBOUR_BOOST = 2.0  # score × (1 + 2·support), support in [0, 1]
 
@@ -182,11 +186,12 @@ def neighbour_support(cands: Sequence[Candidate]) -> dict[str, float]:
 
 
 def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
-           floor: float = RELATIVE_FLOOR,
-           phrased: Collection[str] = frozenset()) -> list[Candidate]:
+           floor: float = RELATIVE_FLOOR, phrased: Collection[str] = frozenset(),
+           scoped: Collection[str] = frozenset()) -> list[Candidate]:
     """Apply the boosts and return candidates best first (ties: workspace, then id): those at
     or above `floor` × the best score, then the ones aspect coverage brings back, reordered by
-    `PHRASE_BOOST` for the keys in `phrased` (candidates holding a pair of task words)."""
+    `PHRASE_BOOST` for the keys in `phrased` (candidates holding a pair of task words) and
+    `ROLE_BOOST` for the keys in `scoped` (memories scoped to an active role)."""
     support = neighbour_support(cands)
     needles = [needle(a) for a in anchors]
     for c in cands:
@@ -199,10 +204,10 @@ def rerank(cands: list[Candidate], anchors: Sequence[str], today: dt.date,
         kept = [c for c in ordered if c.score >= cut]
         kept += aspects(ordered[len(kept):], kept, needles)
         ordered = kept
-    if phrased:
+    if phrased or scoped:
         for c in ordered:
-            if c.key in phrased:
-                c.score *= 1.0 + PHRASE_BOOST
+            c.score *= ((1.0 + PHRASE_BOOST) if c.key in phrased else 1.0) * (
+                (1.0 + ROLE_BOOST) if c.key in scoped else 1.0)
         ordered.sort(key=lambda c: (-c.score, c.scope != "workspace", c.id))
     return ordered
 

@@ -227,8 +227,10 @@ class Router:
         cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
                            d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
                  for d, score in found]
+        roles = self.policy.roles
+        scoped = {d.key for d, _ in found if roles.intersection(r.lower() for r in d.role_list)}
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today),
-                        phrased=self._phrased(pairs or [], found))
+                        phrased=self._phrased(pairs or [], found), scoped=scoped)
         mark_matched(ranked[:head_size], terms)
         return ranked
 
