@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.search.index import MemoryIndex
+from engram.search.roots_index import MemoryIndex
 from engram.workspace import resolve
 from tests.helpers import memory_text, write_memory
 

@@ -134,7 +134,7 @@ def test_a_memory_without_a_task_word_is_never_added_however_similar(store: Root
     embedder = load_table(store.vectors_file)
     task = embedder.text_vector(TASK)
     assert task is not None
-    from engram.search.index import MemoryIndex
+    from engram.search.roots_index import MemoryIndex
 
     index = MemoryIndex(store)
     mems = {m.id: m for m in index.memories()}

@@ -68,6 +68,16 @@ def _arm_after_resolve(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]
 
 ARMS = {"after-containment-check": _arm_after_check, "after-path-check": _arm_after_resolve}
 SAVED = ["rules", ".agents", ".agents/.engram", ".agents/.engram/.cache"]
+def _arm_swap(monkeypatch: pytest.MonkeyPatch, arm: str, project: Path, rel: str,
+              outside: Path, tmp_path: Path) -> dict[str, bytes | None]:
+    """Arm the swap of `rel` for `outside` at the moment `arm` names; the outside directory
+    as it was, to compare with after the write."""
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    ARMS[arm](monkeypatch, lambda: _swap(project, rel, outside, aside))
+    return _snapshot(outside)
+
+
 def _refused(code: int, out: str, arm: str) -> None:
     assert code != 0, out
     if arm == "after-path-check":  # only the write itself can notice: the coded refusal
@@ -87,11 +97,8 @@ def test_a_folder_swapped_for_a_symlink_during_save_gets_nothing_written_outside
         project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, arm: str, rel: str) -> None:
     _ready(capsys)
-    aside = tmp_path / "aside"
-    aside.mkdir()
-    before = _snapshot(outside)
     full = rel if rel.startswith(".agents") else f".agents/.engram/{rel}"
-    ARMS[arm](monkeypatch, lambda: _swap(project, full, outside, aside))
+    before = _arm_swap(monkeypatch, arm, project, full, outside, tmp_path)
     code, out = cli(capsys, "save", "-f", "rule", "Pin every tool version in CI config.")
     if not rel.endswith(".cache") or arm == "after-containment-check":
         _refused(code, out, arm)  # a late `.cache` swap meets no write that needs it
@@ -104,11 +111,8 @@ def test_an_archive_folder_swapped_during_archive_gets_nothing_written_outside(
         project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, arm: str, rel: str) -> None:
     _ready(capsys)
-    aside = tmp_path / "aside"
-    aside.mkdir()
-    before = _snapshot(outside)
     full = ".agents/.engram/" + rel.format(date=today().isoformat())
-    ARMS[arm](monkeypatch, lambda: _swap(project, full, outside, aside))
+    before = _arm_swap(monkeypatch, arm, project, full, outside, tmp_path)
     code, out = cli(capsys, "archive", "run-the-smoke-suite-before-tagging-a-release",
                     "--reason", "replaced")
     _refused(code, out, arm)
@@ -201,7 +205,7 @@ def test_a_pinned_cache_database_stays_in_the_checked_folder(
         project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Swap the root after the database was opened: its pages, WAL and shared memory keep
     going to the folder that was checked (now moved aside), never to the link's target."""
-    from engram.store.fileio import connect_sqlite
+    from engram.store.sqlitefile import connect_sqlite
 
     _ready(capsys)
     root = project / ".agents" / ".engram"
@@ -223,7 +227,7 @@ def test_a_pinned_cache_database_stays_in_the_checked_folder(
 def test_closing_a_pinned_connection_releases_its_folder() -> None:
     """One held directory descriptor per connection, released with it (a long-lived server
     opens and closes sessions all day)."""
-    from engram.store.fileio import connect_sqlite
+    from engram.store.sqlitefile import connect_sqlite
 
     fds = Path("/proc/self/fd")
     if not fds.is_dir():
@@ -239,3 +243,38 @@ def test_closing_a_pinned_connection_releases_its_folder() -> None:
 
     gc.collect()
     assert len(list(fds.iterdir())) <= before + 1
+
+
+def test_a_folder_swapped_while_sqlite_resolves_the_held_folder_is_caught(
+        project: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next variant: SQLite turns `/proc/self/fd/N/x.sqlite` into a path string and opens
+    that, so a root swapped between the two sends it outside while the held folder still has a
+    database of that name. The files SQLite then holds open give it away."""
+    import sqlite3
+
+    from engram.store.sqlitefile import connect_sqlite
+
+    _ready(capsys)
+    root = project / ".agents" / ".engram"
+    # Another connection (a running server's) keeps the held folder's database, WAL and
+    # shared memory in place, so the folder alone looks right.
+    held = connect_sqlite(root / ".cache" / "probe.sqlite")
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    (outside / ".cache").mkdir()
+    real = sqlite3.connect
+
+    def resolve_swap_open(database: str, *args: object, **kwargs: object) -> object:
+        folder, name = database.rsplit("/", 1)
+        resolved = str(Path(folder).resolve())  # what SQLite does with the magic link
+        _swap(project, ".agents/.engram", outside, aside)
+        return real(f"{resolved}/{name}", *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(sqlite3, "connect", resolve_swap_open)
+    try:
+        with pytest.raises(StorageError) as err:
+            connect_sqlite(root / ".cache" / "probe.sqlite")
+    finally:
+        held.close()
+    assert err.value.code == "storage.symlink" and "SQLite opened" in err.value.message

@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 
 from engram.anchors import gitlog
 from engram.anchors.gitlog import Fate
-from engram.store.fileio import connect_sqlite
+from engram.store.sqlitefile import connect_sqlite
 
 SCHEMA = 1
 _DDL = """

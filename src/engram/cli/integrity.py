@@ -19,7 +19,7 @@ def configure_verify(p: argparse.ArgumentParser) -> None:
 
 
 def run_verify(args: argparse.Namespace, ctx: Context) -> Outcome:
-    from engram.search.index import parsed_files
+    from engram.search.roots_index import parsed_files
     from engram.store.integrity import verify
 
     return verify(ctx.roots, parsed=parsed_files, every_file=args.every_file)

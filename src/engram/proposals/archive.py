@@ -19,7 +19,7 @@ from engram.safety import scan_text
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
 from engram.store.model import Memory
-from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
+from engram.store.repo import Change, Store, parse_bytes, sha256_bytes, stores_in
 from engram.workspace import Roots
 
 MAX_REASON = 300
@@ -40,10 +40,7 @@ def archive(roots: Roots, memory_id: str, reason: str, *, scope: str | None = No
         raise UnsafeContentError(f"the reason contains {findings[0].category} "
                                  f"({findings[0].label})", code=f"safety.{findings[0].category}",
                                  hint="write the reason without secrets or instructions")
-    for root in roots.existing():
-        if scope and root.scope != scope:
-            continue
-        store = Store(root)
+    for store in stores_in(roots, scope):
         with root_lock(store.path):
             found = _active(store, memory_id)
             if found is None:
@@ -57,8 +54,8 @@ def archive(roots: Roots, memory_id: str, reason: str, *, scope: str | None = No
                            rel, found.scope, found.variants, found.schema_version)
             store.write_files([Change(found.rel_path, None), Change(rel, to_text(moved))],
                               f"archived: {why}")
-        return Outcome(text=f"archived {memory_id} ({root.scope}): {why}",
-                       data={"id": memory_id, "scope": root.scope, "file": rel})
+            return Outcome(text=f"archived {memory_id} ({store.root.scope}): {why}",
+                           data={"id": memory_id, "scope": store.root.scope, "file": rel})
     raise NotFoundError(f"no active memory {memory_id!r}", code="not_found.memory",
                         hint="find the id with `engram search <words>`")
 

@@ -16,17 +16,14 @@ from engram.proposals.build import to_text
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
 from engram.store.model import TYPE_DIR, Memory
-from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
+from engram.store.repo import Change, Store, parse_bytes, sha256_bytes, stores_in
 from engram.workspace import Roots
 
 
 def confirm(roots: Roots, memory_id: str, *, scope: str | None = None,
             today: date) -> Outcome:
     validate_id(memory_id)
-    for root in roots.existing():
-        if scope and root.scope != scope:
-            continue
-        store = Store(root)
+    for store in stores_in(roots, scope):
         with root_lock(store.path):
             found = _find(store, memory_id)
             if found is None:
@@ -42,14 +39,14 @@ def confirm(roots: Roots, memory_id: str, *, scope: str | None = None,
             day = today.isoformat()
             if str(memory.meta.get("last_confirmed") or "") == day:
                 return Outcome(text=f"{memory_id} was already confirmed today ({day})",
-                               data={"id": memory_id, "scope": root.scope,
+                               data={"id": memory_id, "scope": store.root.scope,
                                      "last_confirmed": day, "written": False})
             meta = {**memory.meta, "last_confirmed": day}
             store.write_files([Change(memory.rel_path, to_text(memory._replace(meta=meta)))],
                               f"confirmed: {memory_id} re-read and still true")
-        return Outcome(text=f"confirmed {memory_id} ({root.scope}): last_confirmed {day}",
-                       data={"id": memory_id, "scope": root.scope, "last_confirmed": day,
-                             "written": True})
+            return Outcome(text=f"confirmed {memory_id} ({store.root.scope}): last_confirmed {day}",
+                           data={"id": memory_id, "scope": store.root.scope, "last_confirmed": day,
+                                 "written": True})
     raise NotFoundError(f"no active memory {memory_id!r}", code="not_found.memory",
                         hint="find the id with `engram search <words>`")
 

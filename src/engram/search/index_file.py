@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 
 from engram.search import docs
-from engram.store.fileio import connect_sqlite
 from engram.store.model import Memory
+from engram.store.sqlitefile import connect_sqlite
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
 # rebuilds itself in place.

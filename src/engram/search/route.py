@@ -21,7 +21,7 @@ from engram.search import docs
 from engram.search.docs import Doc
 from engram.search.evidence import prune
 from engram.search.freeslots import second_subjects, tag_siblings
-from engram.search.index import MemoryIndex, RootIndex
+from engram.search.index import RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
     Candidate,
@@ -35,6 +35,7 @@ from engram.search.rank import (
     with_context,
 )
 from engram.search.reader import Read, Reader
+from engram.search.roots_index import MemoryIndex
 from engram.search.select import Selection, select
 from engram.search.semantic_load import OFF, Semantic
 from engram.search.session import ReadSession

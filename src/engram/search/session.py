@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from engram.errors import IntegrityError
-from engram.search.index import MemoryIndex
+from engram.search.roots_index import MemoryIndex
 from engram.store.repo import Store, parse_bytes
 
 if TYPE_CHECKING:

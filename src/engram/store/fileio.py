@@ -12,12 +12,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import sqlite3
-import stat
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,79 +92,13 @@ def _swapped(path: Path, name: str) -> StorageError:
                         "symlink), then retry; nothing was written outside the root")
 
 
-class _PinnedConnection(sqlite3.Connection):
-    """A connection to a database reached through a held directory descriptor; closing it
-    releases the descriptor (so does garbage collection, via `weakref.finalize`)."""
-
-    release: weakref.finalize[[int], _PinnedConnection] | None = None
-
-    def close(self) -> None:
-        super().close()
-        if self.release is not None:
-            self.release()
-
-
-# Linux names an open directory `/proc/self/fd/N`: a path through it reaches that directory
-# even after a folder on the way was swapped for a symlink.
-_PROC_FD = Path("/proc/self/fd")
-
-
-def connect_sqlite(path: Path, *, timeout: float = 10.0,
-                   check_same_thread: bool = True) -> sqlite3.Connection:
-    """An autocommit SQLite connection in WAL mode to the cache database `path`, its folder
-    created.
-
-    Under a contained root on Linux the folder is reached like every write (one directory at a
-    time, no symlink followed) and SQLite opens the file through the held descriptor. SQLite
-    names the database by its resolved path and opens the WAL and shared-memory files by that
-    name, so they are opened here, at once, and checked to be regular files in the held folder:
-    after that the connection holds all three open and a folder swapped for a link later changes
-    nothing it writes. A database, WAL or shared-memory file that is a symlink, or a WAL opened
-    elsewhere, is refused (`storage.symlink`). Elsewhere: the plain path, after `mkdir`."""
-    if not (_DIR_FD and _anchor(path) is not None and _PROC_FD.is_dir()):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
-                             check_same_thread=check_same_thread)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
-    dfd = _open_parent(path, create=True)
-    try:
-        names = (path.name, f"{path.name}-wal", f"{path.name}-shm")
-        _regular_or_absent(path.parent, names, dfd)
-        pinned = sqlite3.connect(f"{_PROC_FD}/{dfd}/{path.name}", timeout=timeout,
-                                 isolation_level=None, check_same_thread=check_same_thread,
-                                 factory=_PinnedConnection)
-    except BaseException:
-        os.close(dfd)
-        raise
-    pinned.release = weakref.finalize(pinned, os.close, dfd)
-    try:
-        wal = pinned.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
-        pinned.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        _regular_or_absent(path.parent, names, dfd, required=names if wal else names[:1])
-    except BaseException:
-        pinned.close()
-        raise
-    return pinned
-
-
-def _regular_or_absent(folder: Path, names: tuple[str, ...], dfd: int,
-                       required: tuple[str, ...] = ()) -> None:
-    for name in names:
-        try:
-            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        except FileNotFoundError:
-            if name not in required:
-                continue
-            raise StorageError(f"refusing to use {folder / names[0]}: {name} was created "
-                               "outside its folder (was the folder swapped?)",
-                               code="storage.symlink",
-                               hint="check `engram doctor`, then retry") from None
-        # A second hard link could be a file outside the repository that SQLite would write.
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            raise StorageError(f"refusing to open {folder / name}: it is a symlink, a hard "
-                               "link or not a regular file", code="storage.symlink",
-                               hint="delete it (it is a cache Engram rebuilds), then retry")
+def contained_parent(path: Path) -> int | None:
+    """A descriptor of `path`'s directory reached as writes reach it (one directory at a time
+    from the root's anchor, none through a symlink; created when missing), when `path` is under
+    a contained root and the system has directory descriptors; else None. The caller closes it."""
+    if not _DIR_FD or _anchor(path) is None:
+        return None
+    return _open_parent(path, create=True)
 
 
 def atomic_write(path: Path, data: str | bytes, *, mode: int | None = None) -> None:

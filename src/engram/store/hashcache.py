@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from engram.store.fileio import connect_sqlite
+from engram.store.sqlitefile import connect_sqlite
 
 FILE = "derived.sqlite"
 _DDL = ("CREATE TABLE IF NOT EXISTS derived(sha TEXT, name TEXT, value TEXT, "

@@ -27,7 +27,7 @@ from engram.store.fileio import atomic_write, clean_temp_files, remove, root_loc
 from engram.store.format import parse_memory
 from engram.store.layout import ensure_lines
 from engram.store.model import Memory
-from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root
+from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root, Roots
 
 ACTIVE_DIRS = TYPE_DIRS
 NOTE_DIR = "working"
@@ -339,3 +339,9 @@ def parse_bytes(data: bytes, rel: str, root: Root) -> Memory:
         line = data[: exc.start].count(b"\n") + 1
         raise InvalidMemoryError(rel, line, "file is not valid UTF-8") from exc
     return parse_memory(text, rel, root.scope)
+
+
+def stores_in(roots: Roots, scope: str | None = None) -> list[Store]:
+    """The store of each existing root, only `scope`'s when given (`engram archive`,
+    `engram confirm`; each takes the root's lock itself)."""
+    return [Store(r) for r in roots.existing() if not scope or r.scope == scope]
