@@ -24,7 +24,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from engram.errors import EngramError
-from engram.hosts import blocks, command, gemini_gate, hoststate, jsonc, probe
+from engram.hosts import blocks, command, gemini_gate, hoststate, jsonc, probe, runnable
 from engram.hosts.findings import Finding
 from engram.hosts.targets import Target, all_targets
 from engram.workspace import Roots
@@ -89,6 +89,13 @@ def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]
                 "started from another shell may not have",
                 f"run `{fix}` to write {wanted.command}"))
     shown = " ".join(argv)
+    refused = runnable.refusal(argv, found, ctx.roots.project, ctx.roots.env.home)
+    if refused:
+        return [*out, Finding(
+            "host.untrusted_command", "error",
+            f"{where}: doctor did not start `{shown}`: {refused}",
+            f"review this entry (a repository or an agent can write it); to use this "
+            f"installation, run `{fix}`")]
     started = ctx.starts(argv)
     if not started.ok:
         out.append(Finding("host.no_start", "error",
