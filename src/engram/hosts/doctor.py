@@ -16,6 +16,7 @@ from engram.hosts import blocks
 from engram.hosts.findings import Finding
 from engram.hosts.host_checks import check_hosts
 from engram.hosts.targets import get
+from engram.safety.names import shown_name
 from engram.workspace import IGNORED_LINES, Roots
 
 __all__ = ["Finding", "run"]
@@ -141,7 +142,7 @@ def check_nested(roots: Roots) -> list[Finding]:
             f"{project / '.agents' / '.engram'}; otherwise review both"))
     found, cut = nested.below(project)
     for sub in found:
-        rel = sub.relative_to(project).as_posix()
+        rel = shown_name(sub.relative_to(project).as_posix())  # folders anyone can name
         out.append(Finding(
             "workspace.nested", "warn",
             f"another workspace at {rel}/.agents/.engram: Engram and any host started in "

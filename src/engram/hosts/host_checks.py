@@ -27,6 +27,7 @@ from engram.errors import EngramError
 from engram.hosts import blocks, command, gemini_gate, hoststate, jsonc, probe, runnable
 from engram.hosts.findings import Finding
 from engram.hosts.targets import Target, all_targets
+from engram.safety.names import shown_argv, shown_token
 from engram.workspace import Roots
 
 AUTO_MODES = ("approve", "auto")
@@ -55,11 +56,11 @@ def _missing(where: str, head: str, fix: str) -> Finding:
         why = "uvx is not on PATH, so the pinned uvx form cannot start"
         how = f"install uv, or run `{fix}` to write this installation's engram-mcp instead"
     elif os.sep in head or "/" in head:
-        why = f"{head} does not exist"
+        why = f"{shown_token(head)} does not exist"
         how = f"run `{fix}` from the Engram installation you use (it writes that one's path)"
     else:
-        why = f"`{head}` is not on PATH"
-        how = f"run `{fix}`: it writes the absolute path of this installation's {head}"
+        why = f"`{shown_token(head)}` is not on PATH"
+        how = f"run `{fix}`: it writes the absolute path of this installation's engram-mcp"
     return Finding("host.missing_executable", "error", f"{where}: {why}", how)
 
 
@@ -74,7 +75,7 @@ def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]
         return [Finding("host.stale_pin", "warn", f"{where}: launches the TypeScript tool",
                         f"run `{fix}` (or `engram upgrade`) to point it at this engram-mcp")]
     if pinned is not None and pinned != version:
-        out.append(Finding("host.stale_pin", "warn", f"{where}: pinned to {pinned}, "
+        out.append(Finding("host.stale_pin", "warn", f"{where}: pinned to {shown_token(pinned)}, "
                            f"installed {version}", "run `engram upgrade`"))
     head = argv[0]
     found = shutil.which(head, path=ctx.roots.env.path or None)
@@ -88,7 +89,7 @@ def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]
                 f"{where}: `{head}` resolves through this shell's PATH to {found}, which a host "
                 "started from another shell may not have",
                 f"run `{fix}` to write {wanted.command}"))
-    shown = " ".join(argv)
+    shown = shown_argv(argv)
     refused = runnable.refusal(argv, found, ctx.roots.project, ctx.roots.env.home)
     if refused:
         return [*out, Finding(
@@ -260,7 +261,7 @@ def _claude_gates(roots: Roots) -> list[Finding]:
         allow = perms.get("allow") if isinstance(perms, dict) else None
         covering = [str(a) for a in allow if _covers_commit(a)] if isinstance(allow, list) else []
         if covering:
-            found = ", ".join(covering)
+            found = ", ".join(shown_token(a) for a in covering)
             out.append(Finding("host.commit_allowlisted", "error",
                                f"{path}: permissions.allow holds {found}, which lets "
                                "engram_commit run unasked",
@@ -284,9 +285,9 @@ def _hook_command(roots: Roots, path: Path, data: Any) -> list[Finding]:
         if argv and shutil.which(argv[0], path=roots.env.path or None) is None:
             scope = " --global" if path.parent.parent == roots.env.home else ""
             return [Finding("host.hook_missing", "error",
-                            f"{path}: the Engram hook runs `{argv[0]}`, which does not exist "
-                            "here", f"run `engram link{scope} claude` (it writes the absolute "
-                            "path of this installation's engram)")]
+                            f"{path}: the Engram hook runs `{shown_token(argv[0])}`, which does "
+                            "not exist here", f"run `engram link{scope} claude` (it writes the "
+                            "absolute path of this installation's engram)")]
     return []
 
 

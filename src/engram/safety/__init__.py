@@ -17,7 +17,7 @@ own modules. The public API is re-exported here; the modules behind it are:
 
 from engram.safety.invisible import char_name, has_invisible, printable, scan_invisible
 from engram.safety.model import Category, Finding, Rule, describe
-from engram.safety.names import shown_name, withheld_id
+from engram.safety.names import shown_argv, shown_name, shown_token, withheld_id
 from engram.safety.paths import PathEscape, contained_path, is_contained
 from engram.safety.redact import redact, strip_injection_lines
 from engram.safety.rules import INJECTION_RULES, SECRET_RULES
@@ -41,7 +41,9 @@ __all__ = [
     "scan_invisible",
     "scan_secrets",
     "scan_text",
+    "shown_argv",
     "shown_name",
+    "shown_token",
     "withheld_id",
     "strip_injection_lines",
 ]

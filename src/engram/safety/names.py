@@ -61,3 +61,24 @@ def withheld_id(memory_id: str) -> str:
     nobody approved is never printed; a digest is, and the file is named beside it."""
     digest = hashlib.sha256(memory_id.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return f"[unapproved id, digest {digest}]"
+
+
+_TOKEN = re.compile(r"[\w.@=+:,~/%*?!\[\]-]{1,120}", re.UNICODE)  # paths, options, globs
+_TOKEN_SEPARATORS = re.compile(r"[-_./=+:,~@%*?!\[\]]+")
+
+
+def shown_token(token: str) -> str:
+    """A value from a file anyone who writes the project wrote (a host config's command, an
+    argument, a permission rule's glob), as reports print it: kept when it is one plain token (path
+    and option characters, no spaces or markup) that does not read like an instruction, else a
+    digest. `engram doctor` reaches agents too."""
+    words = _TOKEN_SEPARATORS.sub(" ", token)
+    if _TOKEN.fullmatch(token) and not scan_injection(words):
+        return token
+    digest = hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"[value withheld: not a plain token; digest {digest}]"
+
+
+def shown_argv(argv: list[str]) -> str:
+    """A command line as reports print it: each token through `shown_token`."""
+    return " ".join(shown_token(t) for t in argv)
