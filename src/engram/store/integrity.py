@@ -265,15 +265,18 @@ def scan_memory_text(text: str) -> list[Any]:
     author e-mail (docs/safety.md: e-mails are PII everywhere except the author fields).
 
     The file's text is what a reviewer reads; what Engram prints of its frontmatter is each
-    value decoded, and a double-quoted value's escapes (`\\n`, `\\u202e`, `\\0`) decode into
-    text the file does not hold: a line of its own (an injection line, `<system>`), a bidi
-    control. So when the frontmatter holds a backslash, each key's decoded values are scanned
-    too, a finding reported at the key's line."""
+    value parsed: a double-quoted value's escapes (`\\n`, `\\u202e`, `\\0`) decode into
+    text the file does not hold (a line of its own, an injection line, `<system>`, a bidi
+    control), a block scalar (`>`, `|`) or a quoted value spread over lines is joined, and even
+    a one-line value starts after its key, where the line-start injection rules do not look.
+    So each key's parsed values are scanned too, as text of their own, a finding reported at
+    the key's line (once: a finding the file's text already has there is not repeated)."""
     from engram.safety import scan_text  # compiling the rules is costly: only when scanning
 
     emails = _author_emails(text)
     found = list(scan_text(text, allow_emails=emails))
-    return found + _decoded_findings(text, emails)
+    seen = {(f.line, f.kind) for f in found}
+    return found + [f for f in _decoded_findings(text, emails) if (f.line, f.kind) not in seen]
 
 
 def _decoded_findings(text: str, emails: list[str]) -> list[Any]:
@@ -283,7 +286,7 @@ def _decoded_findings(text: str, emails: list[str]) -> list[Any]:
     from engram.store import frontmatter
     from engram.store.format import split_file
 
-    if "\\" not in text.split("\n---", 1)[0]:
+    if not text.startswith("---"):
         return []
     try:
         fm, _, _ = split_file(text, "")
