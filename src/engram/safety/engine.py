@@ -203,6 +203,20 @@ def _may_open_injection(line: str) -> bool:
     return word is not None and word.group().lower() in INJECTION_OPENERS
 
 
+_SPACE_RUN = re.compile(r"\s+")
+_QUOTING = re.compile(r"[ >]+")
+
+
+def _unpadded(line: str) -> str:
+    """The line as the rules read it: every run of whitespace one space, and any depth of
+    indentation and `>` quoting gone. The rules' own runs are bounded (no backtracking on hostile
+    input), and a model reads past 200 spaces, six `>` or a wide gap between words all the same;
+    both passes here are linear."""
+    line = _SPACE_RUN.sub(" ", line)
+    m = _QUOTING.match(line)
+    return line[m.end():] if m else line
+
+
 def injection_lines(text: str) -> dict[int, Rule]:
     """1-based line number -> the first injection rule (table order) that flags that line.
 
@@ -214,7 +228,7 @@ def injection_lines(text: str) -> dict[int, Rule]:
         for part in line.splitlines():
             if not _may_open_injection(part):
                 continue
-            m = INJECTION_LINE.match(part.lower())
+            m = INJECTION_LINE.match(_unpadded(part).lower())
             if m is not None and m.lastgroup is not None:
                 flagged[number] = INJECTION_RULES[int(m.lastgroup[1:])]
                 break
