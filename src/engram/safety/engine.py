@@ -226,10 +226,52 @@ def injection_lines(text: str) -> dict[int, Rule]:
     flagged: dict[int, Rule] = {}
     for number, line in enumerate(normalize_for_injection(text).split("\n"), start=1):
         for part in line.splitlines():
-            if not _may_open_injection(part):
-                continue
-            m = INJECTION_LINE.match(_unpadded(part).lower())
-            if m is not None and m.lastgroup is not None:
-                flagged[number] = INJECTION_RULES[int(m.lastgroup[1:])]
+            rule = _line_rule(part)
+            if rule is not None:
+                flagged[number] = rule
                 break
     return flagged
+
+
+def _line_rule(part: str) -> Rule | None:
+    """The first rule that flags one line, read as it is and as a model reads it past Markdown
+    wrappers and a short label (`_readings`)."""
+    for reading in _readings(part):
+        if not _may_open_injection(reading):
+            continue
+        m = INJECTION_LINE.match(reading.lower())
+        if m is not None and m.lastgroup is not None:
+            return INJECTION_RULES[int(m.lastgroup[1:])]
+    return None
+
+
+# Markdown and prose wrappers a line may open with before its words: headings, table cells,
+# quotes, list markers and task boxes, an HTML comment (hidden in a rendered view, not from a
+# model), emphasis, inline code, enumerations `1.` `(1)` `a)`. Then an optional short label of
+# up to three words (`Step 1:`, `Q:`, `Note to self:`). Both are anchored and linear.
+_WRAPPERS = re.compile(r"(?:[\s>#|*_~`+\u2022-]|<!--|\[[ xX]?\]|\(?\d{1,4}[.)]"
+                       r"|\(?[A-Za-z][.)](?=\s))+")
+_LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?: [\w'-]{1,24}){0,2} ?[:!] ")
+
+
+def _readings(part: str) -> Iterator[str]:
+    line = _unpadded(part)
+    yield line
+    if line.startswith("|"):  # a table row: each cell is read like a line of its own
+        for cell in line.split("|")[2:MAX_CELLS]:
+            yield from _unwrapped(cell.strip())
+    yield from _unwrapped(line)
+
+
+MAX_CELLS = 34
+
+
+def _unwrapped(line: str) -> Iterator[str]:
+    m = _WRAPPERS.match(line)
+    bare = line[m.end():] if m else line
+    yield bare
+    label = _LABEL.match(bare)
+    if label is not None:
+        rest = bare[label.end():]
+        m = _WRAPPERS.match(rest)
+        yield rest[m.end():] if m else rest
