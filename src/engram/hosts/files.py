@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engram.errors import HostConfigError
-from engram.store.fileio import atomic_write, remove
+from engram.store.fileio import atomic_write, contain, remove
 
 STATE_FILE = "hosts.json"
 BACKUPS = "backups"
@@ -96,15 +97,27 @@ class Edit:
 
 
 class Bench:
-    """Stages edits; reads see staged content. Nothing touches disk until `apply`."""
+    """Stages edits; reads see staged content. Nothing touches disk until `apply`.
 
-    def __init__(self, state: State) -> None:
+    Host files under `project` are the repository's: one of them (or a folder on its way) that
+    is a symlink could point anywhere (`AGENTS.md -> ~/.aws/credentials`), and link would copy
+    that file's text into the repository or write outside it. So each is refused unless every
+    part of its path below the project is a real folder and the file, if present, a regular
+    file; writes there walk from the project without following links (store/fileio.contain).
+    Files under HOME (global links) are the user's own and may be symlinks (dotfiles)."""
+
+    def __init__(self, state: State, project: Path | None = None) -> None:
         self.state = state
+        self.project = project
         self.staged: dict[Path, Edit] = {}
+        if project is not None:
+            contain(project)
 
     def read(self, path: Path) -> str | None:
         if path in self.staged:
             return self.staged[path].after
+        if self.project is not None:
+            _no_links(self.project, path)
         try:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -157,6 +170,31 @@ class Bench:
         target = backup_path(self.state.path.parent, path)
         if not target.exists() and path.is_file():
             atomic_write(target, path.read_bytes())
+
+
+def _no_links(project: Path, path: Path) -> None:
+    """Refuse a project host file reached through a symlink or that is not a regular file."""
+    try:
+        rel = path.relative_to(project)
+    except ValueError:
+        return  # not the repository's (a file under HOME)
+    step = project
+    for i, name in enumerate(rel.parts):
+        step = step / name
+        try:
+            mode = step.lstat().st_mode
+        except FileNotFoundError:
+            return
+        last = i == len(rel.parts) - 1
+        if stat.S_ISLNK(mode) or (last and not stat.S_ISREG(mode)) \
+                or (not last and not stat.S_ISDIR(mode)):
+            what = "a symlink" if stat.S_ISLNK(mode) else "not a regular file or folder"
+            raise HostConfigError(
+                f"{step}: {what} in the project; Engram does not read or write host files "
+                "through links or special files (a repository can point one at a file outside "
+                "it, whose text would be copied in)", code="storage.symlink",
+                hint=f"replace {step} with a regular {'file' if last else 'folder'} (or remove "
+                "it), then rerun; nothing was read or written")
 
 
 def _missing_dirs(path: Path) -> list[Path]:

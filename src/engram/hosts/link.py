@@ -234,7 +234,7 @@ def _changes(edits: list[Edit]) -> list[tuple[str, str]]:
 
 def link(roots: Roots, host: str, opts: Options) -> Result:
     target = get(host)
-    bench = Bench(State(roots.config_dir))
+    bench = Bench(State(roots.config_dir), roots.project)
     notes = _stage_link(roots, target, opts, bench)
     edits = bench.edits()
     scope = _scope_name(opts.is_global)
@@ -350,7 +350,7 @@ def unlink(roots: Roots, host: str | None, *, is_global: bool = False,
     results: list[Result] = []
     for name in hosts:
         target = get(name)
-        bench = Bench(State(roots.config_dir))
+        bench = Bench(State(roots.config_dir), roots.project)
         notes = _stage_unlink(roots, target, is_global, bench)
         edits = bench.edits()
         scope = _scope_name(is_global)

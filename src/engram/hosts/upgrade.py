@@ -68,7 +68,7 @@ def repin_unrecorded(roots: Roots, linked_hosts: set[tuple[str, str]],
                 path = base / name
                 if not _has_engram_entry(path, mcp.keys):
                     continue
-                bench = Bench(State(roots.config_dir))
+                bench = Bench(State(roots.config_dir), roots.project)
                 wish = mcpconf.Wish(command.launch_for(roots.env.path), False, False, False,
                                     repin=True)
                 mcpconf.put_json(bench, path, list(mcp.keys), mcp.style, wish)
