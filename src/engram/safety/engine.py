@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from engram.safety.lookalike import FOLD as LOOKALIKE_FOLD
 from engram.safety.model import Rule
 from engram.safety.rules import (
     INJECTION_LINE,
@@ -181,14 +182,16 @@ def apply_hits(text: str, hits: list[Hit], offset: int = 0) -> str:
 
 
 def normalize_for_injection(text: str) -> str:
-    """Text as a model reads it: invisible characters dropped, compatibility forms folded.
+    """Text as a model reads it: invisible characters dropped, compatibility forms folded, and
+    letters of other scripts that look like Latin ones read as those (`lookalike.py`).
 
     Line count is preserved (each line is folded alone) so line numbers stay valid.
     """
     text = text.translate(_INVISIBLE)
     if text.isascii():
         return text
-    folded = (unicodedata.normalize("NFKC", ln).replace("\n", " ") for ln in text.split("\n"))
+    folded = (unicodedata.normalize("NFKC", ln).replace("\n", " ").translate(LOOKALIKE_FOLD)
+              for ln in text.split("\n"))
     return "\n".join(folded)
 
 

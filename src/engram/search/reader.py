@@ -52,8 +52,10 @@ def scanner_version() -> str:
 
     base = Path(engram.__file__).parent
     stamps = [engram.__version__]
-    # the two rule tables scan_text applies, and what scan_memory_text scans with them
-    for name in ("safety/rules.py", "safety/invisible.py", "store/integrity.py"):
+    # every module of the scanner (rules, how lines are read, look-alike folding), and what
+    # scan_memory_text scans with them (the frontmatter values it parses)
+    names = sorted(p.name for p in (base / "safety").glob("*.py"))
+    for name in (*(f"safety/{n}" for n in names), "store/integrity.py", "store/frontmatter.py"):
         try:
             st = (base / name).stat()
         except OSError:
