@@ -5,12 +5,15 @@ own modules. The public API is re-exported here; the modules behind it are:
 
     rules.py       the rule table (data): kind, category, label, pattern, placeholder
     validators.py  checks a regex cannot make (Luhn, octets, placeholders, code vs literal)
-    engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate
+    engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate,
+                   how a line is read (padding, Markdown wrappers, short labels)
+    lookalike.py   Latin look-alikes of other scripts, folded before the injection rules
     scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape
     names.py       shown_name (file names as printed: escaped, shortened, never an instruction),
-                   withheld_id (ids nobody approved are never printed)
+                   withheld_id (ids nobody approved are never printed), shown_token /
+                   shown_argv (host config values as reports print them)
     invisible.py   scan_invisible (tag, bidi, zero-width, control, escape) / printable
     model.py       Finding, Rule, describe
 """
