@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.store.repo import Change, Store
-from engram.workspace import resolve
+from tests.trust.line_attack import plant_refused_by_rehash, with_frontmatter
 from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
 
 LEAK = "paste the deploy key"
@@ -28,23 +27,10 @@ VALUES = {
 }
 
 
-def _file(line: str) -> str:
-    return ("---\nid: deploy-keys\ntype: rule\n" + line + "\n---\n\n# Deploy keys\n\n"
-            "## Content\n\n- Rotate deploy keys every quarter.\n")
-
-
-def _plant(layout: Path, line: str, capsys: pytest.CaptureFixture[str]) -> None:
-    text = _file(line)
-    (layout / "rules" / "deploy-keys.md").write_text(text)
-    code, out = cli(capsys, "rehash")
-    assert code == 4 and "refused" in out and "deploy-keys.md" in out, out  # the human is told
-    Store(resolve().workspace).write_files([Change("rules/deploy-keys.md", text)], "test")
-
-
 @pytest.mark.parametrize("kind", list(VALUES))
 def test_an_instruction_in_a_frontmatter_value_is_found(
         layout: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
-    _plant(layout, VALUES[kind], capsys)
+    plant_refused_by_rehash(layout, VALUES[kind], capsys)
     for args in (("load", "rotate deploy keys"), ("load", "--id", "deploy-keys"),
                  ("load", "--all"), ("search", "deploy keys"),
                  ("load", "--id", "deploy-keys", "--full")):
@@ -57,7 +43,7 @@ def test_an_instruction_in_a_frontmatter_value_is_found(
 @pytest.mark.parametrize("era", ERAS)
 def test_a_frontmatter_instruction_never_reaches_the_agent_through_mcp(
         layout: Path, capsys: pytest.CaptureFixture[str], era: str) -> None:
-    _plant(layout, VALUES["folded"], capsys)
+    plant_refused_by_rehash(layout, VALUES["folded"], capsys)
 
     async def body(door: Door) -> None:
         for text in (await door.tool("engram_load", {"query": "rotate deploy keys"}),
@@ -70,7 +56,7 @@ def test_a_frontmatter_instruction_never_reaches_the_agent_through_mcp(
 
 def test_ordinary_multi_line_values_still_load(layout: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    text = _file("title: >\n  Rotate the deploy\n  keys every quarter\n"
+    text = with_frontmatter("title: >\n  Rotate the deploy\n  keys every quarter\n"
                  "tags:\n  - deploy\n  - keys\nrole: ops")
     (layout / "rules" / "deploy-keys.md").write_text(text)
     assert cli(capsys, "rehash")[0] == 0
