@@ -24,7 +24,16 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from engram.errors import EngramError
-from engram.hosts import blocks, command, gemini_gate, hoststate, jsonc, probe, runnable
+from engram.hosts import (
+    blocks,
+    command,
+    gemini_gate,
+    hoststate,
+    jsonc,
+    probe,
+    redirects,
+    runnable,
+)
 from engram.hosts.findings import Finding
 from engram.hosts.targets import Target, all_targets
 from engram.safety.names import shown_argv, shown_token
@@ -210,8 +219,21 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
     out = launch_findings(ctx, where, entry, relink(target.name, is_global))
     out += _gate(target, where, data, entry, ctx.roots.env.home)
     if not is_global:
+        out += _redirected(where, redirects.of_entry(entry))
         out += _next_step(target, ctx.roots, where)
     return out
+
+
+def _redirected(where: str, found: list[str]) -> list[Finding]:
+    """A project file that points Engram at other roots (hosts/redirects.py)."""
+    if not found:
+        return []
+    return [Finding("host.redirected_roots", "warn",
+                    f"{where}: points Engram at other roots ({', '.join(found)}); it then "
+                    "reads memories approved only by that root's own memory.hashes.json, "
+                    "which this project's review may never show (a git-ignored folder)",
+                    "remove them unless you set them yourself, and review that root "
+                    "(engram verify --workspace <dir>)")]
 
 
 def _codex_host(ctx: Ctx, path: Path) -> list[Finding]:
@@ -268,6 +290,11 @@ def _claude_gates(roots: Roots) -> list[Finding]:
                                f"remove {found} from permissions.allow; allow the read-only "
                                "tools one by one (`engram link claude` writes them)"))
         out += _hook_command(roots, path, data)
+        if path.is_relative_to(roots.project):
+            from engram.hosts.claude_hooks import engram_commands
+
+            out += _redirected(str(path), [r for cmd in engram_commands(data)
+                                            for r in redirects.of_shell(cmd)])
         if isinstance(perms, dict) and perms.get("defaultMode") == "bypassPermissions":
             out.append(Finding("host.claude_bypass", "warn",
                                f"{path}: defaultMode bypassPermissions lets tools, engram_commit "
