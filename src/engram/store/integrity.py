@@ -172,7 +172,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             hashes = _merged_hashes(store, review, from_merge) if merged \
                 else _hashes_or_empty(store, ids)
             on_disk = store.hashed_files()
-            touched: list[str] = []
+            touched: dict[str, str | None] = {}  # rel -> the approved text (None: removed)
             for rel in on_disk:
                 stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
                 if wanted and stem not in wanted:
@@ -190,12 +190,12 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                                accept_unsafe=accept_unsafe, state=from_merge.get(rel, "")):
                         hashes[rel] = digest
                         done.changed.append(name)
-                        touched.append(rel)
+                        touched[rel] = data.decode("utf-8")
             for rel in [r for r in hashes if r not in on_disk]:
                 if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
                     del hashes[rel]
                     done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
-                    touched.append(rel)
+                    touched[rel] = None
             if dry_run:
                 continue
             store.save_hashes(hashes)

@@ -15,7 +15,7 @@ import errno
 import json
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -254,7 +254,7 @@ class Store:
                 raise _rolled_back(exc, undo) from exc
             # Derived files of other tools and git: the memory write above stands either way.
             with contextlib.suppress(StorageError):
-                self.refresh_ts_index(ch.rel for ch in changes)
+                self.refresh_ts_index({ch.rel: ch.text for ch in changes})
                 self._keep_ignored()
 
     def _keep_ignored(self) -> None:
@@ -268,11 +268,14 @@ class Store:
         if new is not None:
             atomic_write(self.root.gitignore_file, new)
 
-    def refresh_ts_index(self, rels: Iterable[str]) -> None:
-        """Keep a TypeScript teammate's `memory.index.json` current for these files, as they are
-        on disk now (store/ts_index.py); nothing happens in a root without that file."""
+    def refresh_ts_index(self, texts: Mapping[str, str | None]) -> None:
+        """Keep a TypeScript teammate's `memory.index.json` current for these files, from the
+        text Engram wrote or approved for each (None: removed), never from the disk after the
+        fact: a file rewritten in that instant would put unapproved text into the index, whose
+        summaries the TypeScript tool shows its agent (store/ts_index.py). Nothing happens in a
+        root without that file."""
         path = self.path / ts_index.INDEX_NAME
-        wanted = [rel for rel in rels if ts_index.indexed(rel)]
+        wanted = [rel for rel in texts if ts_index.indexed(rel)]
         if not wanted:
             return
         # Never through a symlink (containment.py refuses one; this holds if one is planted
@@ -282,10 +285,13 @@ class Store:
             return
         written, removed = [], []
         for rel in wanted:
+            text = texts[rel]
             try:
-                written.append(self.read(rel))
+                if text is None:
+                    raise InvalidMemoryError(rel, 1, "removed")
+                written.append(parse_memory(text, rel, self.root.scope))
             except InvalidMemoryError:
-                removed.append(rel)  # gone, or unreadable: the TypeScript tool skips it too
+                removed.append(rel)  # gone, or unparseable: the TypeScript tool skips it too
         try:
             text = old.decode("utf-8")
         except UnicodeDecodeError:
