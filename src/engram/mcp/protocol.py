@@ -87,7 +87,8 @@ Plain text is one candidate whose type is inferred.
 Approval rules:
 1. Call engram_save (one candidate) or engram_save_session (several). They never write; they
    return a numbered preview with a Verdict per candidate and an approval_token.
-2. Show the exact candidates to the human and wait for their answer.
+2. Show the exact candidates and the proposal's three words to the human and wait for their
+   answer.
 3. Only after the human approved, call engram_commit with the approval_token and approve: "all"
    or the approved 1-based numbers. Never call engram_commit before that, and never allow-list it.
 4. If the host shows Engram's approval dialog instead, the human answers there and no token is

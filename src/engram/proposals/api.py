@@ -30,6 +30,7 @@ from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates
+from engram.proposals.codewords import code_of
 from engram.proposals.commit import CandidateResult, apply, render_results
 from engram.proposals.plan import (
     PlannedCandidate,
@@ -119,6 +120,11 @@ class Proposal:
         text = (f"{self.preview}\n\napproval_token: {self.token} (single use, expires in 30 "
                 "minutes)\nAfter the human approves: engram_commit {approval_token, approve: "
                 '"all" or [numbers]}.')
+        words = code_of(self.token)
+        if words:
+            text += (f" Tell the human this proposal's words, {words.replace('-', ' ')}: the "
+                     "host's prompt to allow engram_commit shows the token, which starts with "
+                     "them.")
         data = {"approval_token": self.token, "kind": self.kind,
                 "items": [i.as_dict() for i in self.items], **self.data}
         return Outcome(text=text, data=data)

@@ -1,7 +1,8 @@
 """Pending approvals (docs/saving.md): hashed single-use tokens, sealed, in the user's state
 directory.
 
-A token is `secrets.token_urlsafe(24)` (192 bits) and is returned to the caller once; the file
+A token is three words naming it for a human (codewords.py) and `secrets.token_urlsafe(24)`
+(192 bits); it is returned to the caller once; the file
 keeps only its SHA-256, with the canonical candidates, pinned verdicts (and target hashes),
 target scopes, expiry (30 minutes) and state, all sealed with an HMAC under the user's key
 (store/seal.py) bound to the token's hash: an entry edited, written by hand, moved under another
@@ -91,7 +92,9 @@ class PendingApprovals:
              pins: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> str:
         import secrets
 
-        token = secrets.token_urlsafe(TOKEN_BYTES)
+        from engram.proposals.codewords import new_code
+
+        token = f"{new_code()}-{secrets.token_urlsafe(TOKEN_BYTES)}"
         entry = PendingEntry(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
