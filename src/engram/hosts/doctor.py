@@ -26,9 +26,7 @@ def check_config(roots: Roots) -> list[Finding]:
         settings = roots.settings()
     except EngramError as exc:
         return [Finding("config.invalid", "error", exc.message, exc.hint)]
-    out = [Finding("config.clamped", "warn",
-                   f"{c.file}: {c.key} = {c.shown_value} is out of range; using {c.used!r}",
-                   f"engram config set {c.key} <value in range>") for c in settings.clamped]
+    out = [Finding("config.clamped", "warn", c.message, c.fix) for c in settings.clamped]
     return out or [Finding("config.ok", "ok", "configuration is valid")]
 
 
