@@ -1,0 +1,43 @@
+"""`--workspace DIR` and `--json` work before the command too (`engram --workspace DIR status`),
+as most CLIs allow: before, that was `unrecognized arguments: --workspace status` under a usage
+line that names neither option."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+
+
+@pytest.fixture
+def other(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert run_cli("init", "--workspace", str(elsewhere), capsys=capsys)[0] == 0
+    return elsewhere
+
+
+@pytest.mark.parametrize("form", [["--workspace", "{}"], ["--workspace={}"]])
+def test_workspace_before_the_command(other: Path, form: list[str],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    args = [a.format(other) for a in form]
+    code, out, err = run_cli(*args, "status", capsys=capsys)
+    assert code == 0, err
+    assert f"workspace {other / '.agents' / '.engram'}" in out
+
+
+def test_json_and_workspace_before_the_command(other: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli("--json", "--workspace", str(other), "status", capsys=capsys)
+    assert code == 0, err
+    assert json.loads(out)["ok"] is True
+
+
+def test_a_global_option_without_a_command_says_what_is_missing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli("--workspace", "x", capsys=capsys)
+    assert code == 2
+    assert "command" in err
