@@ -41,3 +41,18 @@ def test_a_global_option_without_a_command_says_what_is_missing(
     code, _, err = run_cli("--workspace", "x", capsys=capsys)
     assert code == 2
     assert "command" in err
+
+
+def test_init_in_a_bare_repository_is_refused_with_the_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A bare repository has no work tree: memory created inside it is never committed."""
+    import subprocess
+
+    bare = tmp_path / "shared.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    monkeypatch.chdir(bare)
+    code, _, err = run_cli("init", capsys=capsys)
+    assert code == 2
+    assert "bare" in err and "git clone" in err
+    assert not (bare / ".agents").exists()
