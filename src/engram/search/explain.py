@@ -109,14 +109,21 @@ def empty_text(routed: Routed) -> str:
     if not routed.anchors:
         return ("engram: no memories routed: the task has no meaningful words (generic words "
                 "such as memory, rule, skill or task never route; name the subject)\n")
-    return (f"engram: no memories routed for: {', '.join(routed.anchors)} "
+    return (f"engram: no memories routed for: {_listed(routed.anchors)} "
             "(try other words, or engram search)\n")
 
 
 def empty_text_for_search(terms: list[str]) -> str:
     if not terms:
         return "engram: no results: the query has no meaningful words\n"
-    return f"engram: no results for: {', '.join(terms)}\n"
+    return f"engram: no results for: {_listed(terms)}\n"
+
+
+def _listed(words: list[str]) -> str:
+    """The task's words as a reply repeats them: the first MAX_LISTED (a pasted 100 KB log
+    must not come back whole)."""
+    shown = ", ".join(words[:MAX_LISTED])
+    return shown if len(words) <= MAX_LISTED else f"{shown} and {len(words) - MAX_LISTED:,} more"
 
 
 def no_root_text(roots: Roots) -> str:
