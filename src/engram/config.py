@@ -165,8 +165,10 @@ class Clamp(NamedTuple):
             return f"make {self.key} an object such as {example}, or remove it"
         narrow = REPO_NARROW.get(self.key)
         if narrow is not None and self.value not in narrow and self.value in key.choices:
-            return (f"the project's config may only set {self.key} to {', '.join(narrow)}; "
-                    f"set it for yourself: engram config set {self.key} {self.value} --user")
+            return (f"nothing to do: saves stay in this workspace (a project's config may only "
+                    f"set {self.key} to {', '.join(narrow)}); to save to your global memory "
+                    f"too, set it for yourself: engram config set {self.key} {self.value} --user "
+                    "(with a global root: engram init --global PATH)")
         return f"engram config set {self.key} <value> ({_range_hint(key)})"
 
 
