@@ -221,8 +221,23 @@ def _mining_instruction(level: int, force: bool) -> Outcome:
 
 
 def _read_file(path: Path) -> str:
+    hint = "pass a UTF-8 text file with one candidate per line"
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", code="usage.file",
-                         hint="pass a UTF-8 text file with one candidate per line") from exc
+        data = path.read_bytes()
+    except IsADirectoryError as exc:
+        raise UsageError(f"cannot read {path}: it is a directory", code="usage.file",
+                         hint=hint) from exc
+    except FileNotFoundError as exc:
+        raise UsageError(f"cannot read {path}: it does not exist", code="usage.file",
+                         hint=hint) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="usage.file",
+                         hint=hint) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(f"cannot read {path}: line {line} is not UTF-8 (byte "
+                         f"0x{data[exc.start]:02X})", code="usage.file",
+                         hint="save it as UTF-8 (e.g. iconv -f latin1 -t utf-8), one candidate "
+                         "per line") from exc
