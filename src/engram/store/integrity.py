@@ -19,6 +19,7 @@ from typing import Any
 
 from engram.errors import (
     EXIT_INTEGRITY,
+    EXIT_USAGE,
     IntegrityError,
     InvalidMemoryError,
     NotFoundError,
@@ -208,12 +209,13 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     verb = "would rehash" if dry_run else "rehashed"
     lines = list(done.shown)
     lines += [f"{verb} {c}" for c in done.changed]
-    if not done.changed and not done.refused and not done.invalid:
+    if not done.changed and not done.refused and not done.invalid and not missing:
         lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
-    diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
+    diags = [Diagnostic("id.not_found", "error", f"no memory with id {m}") for m in missing]
     diags += [Diagnostic("integrity.unsafe", "error", f"not approved: {r}") for r in done.refused]
-    lines += [f"warning: no memory with id {m}" for m in missing]
+    lines += [f"error: no memory with id {m} (ids are file names: see `engram verify --all`)"
+              for m in missing]
     lines += [f"not approved (invalid): {r}" for r in done.invalid]
     diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
     if done.invalid:
@@ -227,7 +229,8 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     return Outcome(text="\n".join(lines), diagnostics=diags,
                    data={"changed": done.changed, "review": review, "refused": done.refused,
                          "invalid": done.invalid, "dry_run": dry_run},
-                   ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0)
+                   ok=not (bad or missing),
+                   exit_code=EXIT_INTEGRITY if bad else EXIT_USAGE if missing else 0)
 
 
 def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool,
