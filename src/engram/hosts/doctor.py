@@ -172,9 +172,10 @@ def check_semantic(roots: Roots) -> list[Finding]:
 
 def check_containment(roots: Roots) -> list[Finding]:
     """Symlinks where a root, type folder or state file should be (engram.containment)."""
-    from engram.containment import HINT, problems
+    from engram.containment import problems
 
-    return [Finding("root.symlink", "error", p.message, HINT) for p in problems(roots)]
+    return [Finding("root.symlink" if p.what == "symlink" else "root.wrong_kind", "error",
+                    p.message, p.hint) for p in problems(roots)]
 
 
 def run(roots: Roots) -> list[Finding]:
