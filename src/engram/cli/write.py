@@ -150,11 +150,26 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
         if letter == "C":
             return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
         approve = rest if letter == "A" and rest else "all"
+        _check_numbers(approve, len(prep.candidates))
         note = rest if letter == "B" else None
         outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
     return outcome
+
+
+def _check_numbers(approve: str, count: int) -> None:
+    """`A 2` of a one-candidate proposal: the error speaks the terminal's answers, not the
+    MCP tool's `approve: "all"`."""
+    from engram.proposals.api import approved
+
+    try:
+        approved(approve, count)
+    except UsageError as exc:
+        example = "A 1" if count == 1 else f"A 1,{count}"
+        raise UsageError(exc.message, code=exc.code,
+                         hint=f"answer A to save all, or A with numbers from 1 to {count} "
+                         f"({example}); C cancels") from exc
 
 
 def _all_deferred_fails(outcome: Outcome) -> Outcome:
