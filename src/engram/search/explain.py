@@ -127,6 +127,7 @@ def _listed(words: list[str]) -> str:
 
 
 def no_root_text(roots: Roots) -> str:
+    """Said instead of "no memories routed" when there is no root: rephrasing cannot help."""
     if roots.existing():
         return ""
     return f"engram: no memory root at {roots.workspace.path}; run engram init\n"
