@@ -13,9 +13,8 @@ from tests.helpers import run_cli
 
 
 @pytest.fixture
-def root(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    assert run_cli("init", capsys=capsys)[0] == 0
-    return project / ".agents" / ".engram"
+def root(engram_root: Path) -> Path:
+    return engram_root
 
 
 def test_a_file_that_is_not_utf8_names_the_line_and_byte(

@@ -14,11 +14,9 @@ from tests.helpers import run_cli, write_memory
 
 
 @pytest.fixture
-def root(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    assert run_cli("init", capsys=capsys)[0] == 0
-    root = project / ".agents" / ".engram"
-    write_memory(root, "run-smoke-suite", content="- Run the smoke suite.")
-    return root
+def root(engram_root: Path) -> Path:
+    write_memory(engram_root, "run-smoke-suite", content="- Run the smoke suite.")
+    return engram_root
 
 
 def test_an_unknown_id_fails_with_the_fix(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

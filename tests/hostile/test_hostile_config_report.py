@@ -17,9 +17,8 @@ from tests.helpers import run_cli
 
 
 @pytest.fixture
-def config(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    assert run_cli("init", capsys=capsys)[0] == 0
-    return project / ".agents" / ".engram" / "engram.config.json"
+def config(engram_root: Path) -> Path:
+    return engram_root / "engram.config.json"
 
 
 CASES = [

@@ -21,9 +21,8 @@ def _plant(root: Path, name: str, frontmatter: str) -> None:
 
 
 @pytest.fixture
-def root(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    assert run_cli("init", capsys=capsys)[0] == 0
-    return project / ".agents" / ".engram"
+def root(engram_root: Path) -> Path:
+    return engram_root
 
 
 @pytest.mark.parametrize("value", ["", "null", "~"])

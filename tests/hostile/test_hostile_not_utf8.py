@@ -21,9 +21,8 @@ LATIN = "Keep the caf\udce9 menu in sync with the till"
 
 
 @pytest.fixture
-def root(project: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    assert run_cli("init", capsys=capsys)[0] == 0
-    return project / ".agents" / ".engram"
+def root(engram_root: Path) -> Path:
+    return engram_root
 
 
 def _nothing_written(root: Path) -> None:
