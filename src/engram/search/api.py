@@ -127,7 +127,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     data: dict[str, Any] = {
         "selected_keys": [m.key for m in memories],
         "body_keys": [], "card_ids": [], "omitted_ids": [], "tokens": 0,
-        "matched": routed.matched, "anchors": routed.anchors,
+        "matched": routed.matched, **explain_mod.anchors_data(routed.anchors),
     }
     if known:
         data["in_context"] = known
