@@ -56,3 +56,25 @@ def test_init_in_a_bare_repository_is_refused_with_the_fix(
     assert code == 2
     assert "bare" in err and "git clone" in err
     assert not (bare / ".agents").exists()
+
+
+def test_init_global_on_a_file_says_it_is_a_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("mine\n")
+    code, _, err = run_cli("init", "--global", str(target), capsys=capsys)
+    assert code == 2
+    assert "is a file" in err and "File exists" not in err
+    assert target.read_text() == "mine\n"
+
+
+def test_init_global_inside_the_workspace_memory_is_refused(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Global memory is read by every project; kept in this project's memory root it would be
+    committed with this repository and saved twice into one folder."""
+    assert run_cli("init", capsys=capsys)[0] == 0
+    for where in (project / ".agents" / ".engram", project / ".agents" / ".engram" / "g"):
+        code, _, err = run_cli("init", "--global", str(where), capsys=capsys)
+        assert code == 2, err
+        assert "outside" in err
+    assert not (Path.home() / ".engram" / "engram.config.json").exists()

@@ -28,6 +28,7 @@ def run_init(args: argparse.Namespace, ctx: Context) -> Outcome:
     roots = ctx.roots
     if args.global_path:
         root = Root(Path(args.global_path).expanduser().resolve(), "global")
+        _check_global_place(root.path, roots.workspace.path)
         changed = init_root(root)
         user = read_json_file(roots.user_config_file)
         if user.get("global_path") != str(root.path):
@@ -65,3 +66,19 @@ def _bare_repository(project: Path) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0 and done.stdout.strip() == "true"
+
+
+def _check_global_place(path: Path, workspace: Path) -> None:
+    """A global root is a directory of its own: not a file, and not inside this project's
+    memory root (every project reads it; there it would be committed with this repository)."""
+    from engram.errors import UsageError
+
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{path} is a file, not a directory", code="workspace.not_directory",
+                         hint="pass a directory for the global memory, e.g. ~/.engram/global")
+    ws = workspace.resolve()
+    if path == ws or ws in path.parents:
+        raise UsageError(f"{path} is inside this project's memory root",
+                         code="workspace.global_inside",
+                         hint="keep the global root outside any project, e.g. "
+                         "engram init --global ~/.engram/global")
