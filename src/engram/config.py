@@ -157,6 +157,8 @@ class Clamp(NamedTuple):
 
     @property
     def fix(self) -> str:
+        if self.key == "global_path":
+            return "engram init --global PATH (creates the root and records it in your user config)"
         key = KEYS.get(self.key)
         if key is None:  # a section such as "load" that is not an object
             first = next(k for k in KEYS.values() if k.name.startswith(self.key + "."))

@@ -22,3 +22,18 @@ def test_global_path_outside_the_user_config_is_refused(
     code, _, _ = run_cli("config", "set", "global_path", str(tmp_path / "g"), "--user",
                          capsys=capsys)
     assert code == 0
+
+
+def test_doctor_names_where_a_missing_global_root_was_configured(
+        engram_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """It always said `or unset ENGRAM_GLOBAL_DIR`, also when the path came from the user's
+    config file and that variable was never set."""
+    user = Path.home() / ".engram" / "engram.config.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"global_path": "%s"}' % (tmp_path / "gone"))
+    _, out, _ = run_cli("doctor", capsys=capsys)
+    assert "ENGRAM_GLOBAL_DIR" not in out and str(user) in out
+    monkeypatch.setenv("ENGRAM_GLOBAL_DIR", str(tmp_path / "gone2"))
+    _, out, _ = run_cli("doctor", capsys=capsys)
+    assert "unset ENGRAM_GLOBAL_DIR" in out

@@ -40,8 +40,12 @@ def check_roots(roots: Roots) -> list[Finding]:
                            "run `engram init` in the project"))
     g = roots.global_root
     if g is not None and not g.exists():
+        from engram.config import read_env
+
+        source = ("unset ENGRAM_GLOBAL_DIR" if read_env().global_dir
+                  else f"remove global_path from {roots.user_config_file}")
         out.append(Finding("root.global_missing", "warn", f"global root {g.path} does not exist",
-                           f"run `engram init --global {g.path}` or unset ENGRAM_GLOBAL_DIR"))
+                           f"run `engram init --global {g.path}`, or {source}"))
     for root in roots.existing():
         try:
             lines = set(root.gitignore_file.read_text(encoding="utf-8").splitlines())
