@@ -22,3 +22,14 @@ def test_a_wrong_number_is_answered_in_terminal_syntax(
     assert 'approve "all"' not in err
     assert "answer A" in err and "A 1" in err
     assert not list((project / ".agents" / ".engram").glob("*/*.md"))
+
+
+@pytest.mark.parametrize("text", ["|||||", "...", "- * -", "—"])
+def test_a_candidate_without_a_word_is_refused(project: Path, text: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`engram save "|||||"` used to propose (and write) a memory titled `|||||` with the id
+    `memory`."""
+    assert run_cli("init", capsys=capsys)[0] == 0
+    code, _, err = run_cli("save", text, "--answer", "A", capsys=capsys)
+    assert code == 2 and "no word" in err, err
+    assert not list((project / ".agents" / ".engram").glob("*/*.md"))
