@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engram.errors import HostConfigError
-from engram.store.fileio import atomic_write, remove
+from engram.store.fileio import atomic_write, remove, root_lock
 
 STATE_FILE = "hosts.json"
 BACKUPS = "backups"
@@ -173,3 +174,9 @@ def _remove_empty_dirs(dirs: set[str]) -> None:
     for d in sorted(dirs, key=lambda p: len(Path(p).parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty: the user keeps files there
             Path(d).rmdir()
+
+
+def hosts_lock(config_dir: Path) -> AbstractContextManager[None]:
+    """The lock every change of host files and `hosts.json` holds (re-entrant in a thread):
+    `<config dir>/.lock`, like a memory root's write lock."""
+    return root_lock(config_dir)
