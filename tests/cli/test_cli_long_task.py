@@ -36,3 +36,14 @@ def test_a_long_task_still_routes_what_it_names(
         long_task: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli("load", long_task + " smoke suite release", capsys=capsys)
     assert code == 0 and "Run the smoke suite" in out
+
+
+def test_many_unknown_ids_are_listed_briefly(long_task: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`engram load --id` with 3,000 unknown ids repeated all of them (29 KB) in the error."""
+    ids = ",".join(f"nope{i}" for i in range(3000))
+    code, out, err = run_cli("load", "--id", ids, capsys=capsys)
+    assert code == 1
+    assert len(out + err) < 2_000 and "2,980 more" in err
+    code, out, _ = run_cli("load", "--id", ids + ",run-smoke-suite", capsys=capsys)
+    assert code == 0 and "Run the smoke suite" in out and len(out) < 3_000

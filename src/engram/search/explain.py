@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engram.outcome import Diagnostic
+from engram.outcome import Diagnostic, listed
 from engram.search.pack import Pack, summary
 from engram.search.rank import Candidate
 from engram.search.reader import Read
@@ -130,10 +130,7 @@ def anchors_data(words: list[str]) -> dict[str, Any]:
 
 
 def _listed(words: list[str]) -> str:
-    """The task's words as a reply repeats them: the first MAX_LISTED (a pasted 100 KB log
-    must not come back whole)."""
-    shown = ", ".join(words[:MAX_LISTED])
-    return shown if len(words) <= MAX_LISTED else f"{shown} and {len(words) - MAX_LISTED:,} more"
+    return listed(words, MAX_LISTED)
 
 
 def no_root_text(roots: Roots) -> str:
