@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from engram import jsontext
 from engram.errors import ConfigValueError, UsageError
 from engram.storage import read_text
 
@@ -215,7 +216,7 @@ def read_json_file(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engram import jsontext
 from engram.errors import HostConfigError
 from engram.store.fileio import atomic_write, remove, root_lock
 
@@ -44,7 +45,7 @@ class State:
         self.path = config_dir / STATE_FILE
         self.data: dict[str, Any] = {"version": 1, "links": [], "created": {}}
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            loaded = jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return  # a broken record only loses "created" knowledge; unlink then keeps files
         if isinstance(loaded, dict):

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from engram import jsontext
 from engram.search import docs
 from engram.store.model import Memory
 from engram.store.sqlitefile import connect_sqlite
@@ -50,7 +51,7 @@ def memory_to_json(m: Memory) -> str:
 
 
 def memory_from_json(text: str) -> Memory:
-    return Memory(**json.loads(text))
+    return Memory(**jsontext.loads(text))
 
 
 def open_index(cache_dir: Path) -> sqlite3.Connection:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram import jsontext
 from engram.errors import (
     EXIT_INTEGRITY,
     EXIT_USAGE,
@@ -377,7 +378,7 @@ def _lenient_json(text: str) -> dict[str, str]:
     cleaned = re.sub(r",\s*([}\]])", r"\1", text)
     cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)
     try:
-        data = json.loads(cleaned)
+        data = jsontext.loads(cleaned)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise IntegrityError("cannot read one side of the conflicted memory.hashes.json",
                              hint="resolve the conflict by hand, then run `engram rehash`",

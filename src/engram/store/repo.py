@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from engram import clock
+from engram import clock, jsontext
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.storage import open_regular, read_fd, read_text
 from engram.store import jsonorder, locks, ts_index
@@ -169,7 +169,7 @@ class Store:
         except FileNotFoundError:
             return {}
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError as exc:
             conflict = "<<<<<<<" in text
             raise IntegrityError(

@@ -16,6 +16,7 @@ import stat
 import sys
 from pathlib import Path
 
+from engram import jsontext
 from engram.errors import IntegrityError
 from engram.store import locks
 
@@ -84,7 +85,6 @@ def note_seal(key: bytes, root: Path, rel: str, data: bytes) -> str:
 
 def read_note_seals(root: Path) -> dict[str, str]:
     """{rel: seal} of a root's notes; a missing or broken file seals nothing."""
-    import json
 
     try:
         fd = locks.open_nofollow(root / NOTE_SEALS)
@@ -92,7 +92,7 @@ def read_note_seals(root: Path) -> dict[str, str]:
         return {}
     try:
         with os.fdopen(fd, "rb") as f:
-            data = json.loads(f.read(4 << 20))
+            data = jsontext.loads(f.read(4 << 20))
     except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from engram import jsontext
 from engram.store.model import Memory
 
 INDEX_NAME = "memory.index.json"
@@ -114,7 +115,7 @@ def updated_index(text: str, written: Iterable[Memory], removed: Iterable[str],
 
     None when `text` is not an index this module understands (left alone, never guessed at)."""
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
