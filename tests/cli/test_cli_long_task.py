@@ -47,3 +47,10 @@ def test_many_unknown_ids_are_listed_briefly(long_task: str,
     assert len(out + err) < 2_000 and "2,980 more" in err
     code, out, _ = run_cli("load", "--id", ids + ",run-smoke-suite", capsys=capsys)
     assert code == 0 and "Run the smoke suite" in out and len(out) < 3_000
+
+
+def test_a_query_level_of_5000_digits_is_a_usage_error(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It raised Python's int-conversion ValueError (a traceback)."""
+    code, _, err = run_cli("save-session", "--query-level", "9" * 5000, capsys=capsys)
+    assert code == 2 and "not a positive number of sessions" in err and len(err) < 500

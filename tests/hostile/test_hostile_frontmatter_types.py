@@ -66,3 +66,14 @@ def test_list_values_of_odd_types_are_shown_as_yaml_or_left_out(
         assert python_spelling not in out
     code, out, _ = run_cli("load", "zebra crossings", capsys=capsys)
     assert code == 0 and "klist" in out and "None" not in out
+
+
+def test_a_number_too_long_for_python_is_invalid_with_its_line(
+        root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`revision: 999…` (5,000 digits) raised Python's int-conversion ValueError: every
+    command that read the file ended in a traceback."""
+    _plant(root, "kbig", "id: kbig\nrevision: " + "9" * 5000)
+    code, out, _ = run_cli("verify", capsys=capsys)
+    assert code == 4 and "INVALID      workspace:knowledge/kbig.md:4: " in out
+    assert "too long" in out
+    assert run_cli("load", "zebra crossings", capsys=capsys)[0] == 0

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from engram.cli.main import Context
     from engram.proposals.api import Prepared
 
-_LAST_N = re.compile(r"^\s*(?:last\s+)?(\d+)(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$", re.I)
+_LAST_N = re.compile(r"^\s*(?:last\s+)?(\d{1,9})(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$",
+                     re.I)
 STDIN_WAIT_S = 2.0
 
 
@@ -118,7 +119,8 @@ def query_level(raw: str | None) -> int | None:
         return None
     m = _LAST_N.match(str(raw))
     if not m or int(m.group(1)) < 1:
-        raise UsageError(f"--query-level {raw!r} is not a positive number of sessions",
+        shown = raw if len(raw) <= 40 else f"{raw[:40]}…"
+        raise UsageError(f"--query-level {shown!r} is not a positive number of sessions",
                          code="usage.query_level",
                          hint="use --query-level 50 or `last 50 sessions`")
     return int(m.group(1))

@@ -100,7 +100,9 @@ def entry(m: Memory) -> dict[str, Any]:
         if value in (None, "", []):
             continue
         if key == "revision":
-            value = int(value) if str(value).isdigit() else value
+            text = str(value)  # `"²"` is isdigit() too; int() refuses it and 5,000 digits
+            value = int(text) if text.isascii() and text.isdigit() and len(text) < 19 \
+                else value
         elif key == "supersedes":
             value = value if isinstance(value, list) else [str(value)]
         else:
