@@ -85,6 +85,9 @@ def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[Fi
         checks.append(FileCheck(scope, rel, status))
     present = set(on_disk)
     checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in present]
+    checks += [FileCheck(scope, name, INVALID, 1, "file name is not UTF-8: rename it (git mv) to "
+                         "a UTF-8 name (ls shows it in that folder); Engram cannot read or "
+                         "approve it") for name in store.unreadable_names]
     return checks
 
 
