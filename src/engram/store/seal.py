@@ -61,7 +61,8 @@ def seal(key: bytes, *parts: str | bytes) -> str:
 
     mac = hmac.new(key, digestmod=hashlib.sha256)
     for part in parts:
-        raw = part.encode("utf-8") if isinstance(part, str) else part
+        # surrogatepass: a root path that is not UTF-8 (lone surrogates) still has bytes
+        raw = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         mac.update(len(raw).to_bytes(8, "big"))
         mac.update(raw)
     return mac.hexdigest()
