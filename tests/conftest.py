@@ -53,3 +53,14 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env
+
+
+@pytest.fixture
+def engram_root(project: Path) -> Path:
+    """The project after `engram init`: its workspace memory root (nothing printed)."""
+    from engram.store.layout import init_root
+    from engram.workspace import Root
+
+    root = project / ".agents" / ".engram"
+    init_root(Root(root, "workspace"))
+    return root

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from engram import jsontext
 from engram.errors import ConfigValueError, UsageError
 from engram.storage import read_text
 
@@ -125,7 +126,9 @@ REPO_NARROW: dict[str, frozenset[str]] = {"scope": frozenset({"workspace"})}
 
 
 class Clamp(NamedTuple):
-    """A hand-edited value that was out of range and was clamped (reported by doctor)."""
+    """A hand-edited value Engram cannot use as written: out of range (clamped), of the wrong
+    type, or a section that is not an object (the defaults are used). Reported by `engram
+    status` and `engram doctor` through `message` and `fix`."""
 
     file: str
     key: str
@@ -133,16 +136,50 @@ class Clamp(NamedTuple):
     used: Any
 
     @property
-    def shown_value(self) -> str:
-        """The file's value as reports print it: a config file is text anyone who can write
-        the project wrote (reports reach agents: `engram_status`), so only a number, a boolean
-        or one short word is repeated."""
+    def shown_value(self) -> str | None:
+        """The file's value as reports print it (JSON spelling), or None: a config file is text
+        anyone who can write the project wrote (reports reach agents: `engram_status`), so only
+        a number, a boolean or one short word is repeated."""
         v = self.value
         if isinstance(v, bool | int | float) or (
                 isinstance(v, str) and v.isascii() and v.replace("-", "").isalnum()
                 and len(v) <= 16):
-            return repr(v)
-        return "a value that is not allowed"
+            return json.dumps(v)
+        return None
+
+    @property
+    def message(self) -> str:
+        shown = self.shown_value
+        what = (f"{self.key} = {shown} cannot be used" if shown is not None
+                else f"{self.key} holds a value that is not allowed")
+        used = ("the defaults" if self.used is _SECTION
+                else "the default" if self.used is None else json.dumps(self.used))
+        return f"{self.file}: {what}; using {used}"
+
+    @property
+    def fix(self) -> str:
+        if self.key == "global_path":
+            return "engram init --global PATH (creates the root and records it in your user config)"
+        key = KEYS.get(self.key)
+        if key is None:  # a section such as "load" that is not an object
+            first = next(k for k in KEYS.values() if k.name.startswith(self.key + "."))
+            leaf = first.name.removeprefix(self.key + ".")
+            example = json.dumps({self.key: {leaf: first.default}})
+            return f"make {self.key} an object such as {example}, or remove it"
+        narrow = REPO_NARROW.get(self.key)
+        if narrow is not None and self.value not in narrow and self.value in key.choices:
+            return (f"nothing to do: saves stay in this workspace (a project's config may only "
+                    f"set {self.key} to {', '.join(narrow)}); to save to your global memory "
+                    f"too, set it for yourself: engram config set {self.key} {self.value} --user "
+                    "(with a global root: engram init --global PATH)")
+        return f"engram config set {self.key} <value> ({_range_hint(key)})"
+
+
+_SECTION = object()  # Clamp.used of a config section that is not an object
+
+
+def _is_section(name: str) -> bool:
+    return any(k.startswith(name + ".") for k in KEYS)
 
 
 _PATTERN = re.compile(r"[\w./*?\[\]!{}@+,=#%~^-]{1,200}")
@@ -179,7 +216,7 @@ def read_json_file(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}",
@@ -272,6 +309,8 @@ def load_settings(files: list[Path], repo: Collection[Path] = ()) -> Settings:
         for name, raw in flatten(read_json_file(path)).items():
             key = KEYS.get(name)
             if key is None:
+                if _is_section(name):  # `"load": 5`: every key under it keeps its value
+                    clamped.append(Clamp(str(path), name, raw, _SECTION))
                 continue
             try:
                 used = coerce(key, raw, strict=False)

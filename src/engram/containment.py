@@ -35,6 +35,8 @@ CACHE_FILES = ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "derived.
 CODE = "storage.symlink"
 HINT = ("a cloned repository controls its symlinks: replace it with a real directory or file "
         "(or delete it and run `engram init`); `engram doctor` lists every one")
+WRONG_KIND_HINT = ("Engram did not put it there: move it away (look inside first), then run "
+                   "`engram init` to recreate what is missing; `engram doctor` lists every one")
 
 
 class Problem(NamedTuple):
@@ -47,6 +49,10 @@ class Problem(NamedTuple):
         if self.what == "symlink":
             return f"{self.path} is a symlink (to {self.target}); Engram will not follow it"
         return f"{self.path} is {self.what}"
+
+    @property
+    def hint(self) -> str:
+        return HINT if self.what == "symlink" else WRONG_KIND_HINT
 
 
 def _problem(path: Path, want_dir: bool) -> Problem | None:
@@ -70,10 +76,16 @@ def _problem(path: Path, want_dir: bool) -> Problem | None:
 
 
 def _inside(root: Root) -> list[Problem]:
-    found = [_problem(root.path / d, True) for d in DIRS]
-    found += [_problem(root.path / f, False) for f in FILES]
-    found += [_problem(root.cache_dir / f, False) for f in CACHE_FILES]
-    return [p for p in found if p is not None]
+    found = [p for p in (_problem(root.path / d, True) for d in DIRS) if p is not None]
+    # Below a folder already reported nothing exists to look at (a file named `.cache` is one
+    # problem, not twelve).
+    bad = {p.path.name for p in found}
+    found += [p for p in (_problem(root.path / f, False) for f in FILES
+                          if f.split("/")[0] not in bad) if p is not None]
+    if ".cache" not in bad:
+        found += [p for p in (_problem(root.cache_dir / f, False) for f in CACHE_FILES)
+                  if p is not None]
+    return found
 
 
 def problems(roots: Roots) -> list[Problem]:
@@ -97,7 +109,7 @@ def ensure(roots: Roots) -> Roots:
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise StorageError(f"refusing to use the memory root: {found[0].message}{more}",
-                           hint=HINT, code=CODE)
+                           hint=found[0].hint, code=CODE)
     # Checked now; a folder swapped for a link later fails the write (fileio walks from here).
     contain(roots.workspace.path, roots.project)
     if roots.global_root is not None and roots.global_root.path != roots.workspace.path:

@@ -116,8 +116,12 @@ def _stale_step(roots: Any, project: Path, say: Callable[[str], None]) -> dict[s
         return {"skipped": True}
     commit(roots, propose(roots, STALE_FACT, source="demo").token, "all")
     (project / "scripts").mkdir(exist_ok=True)
-    _git(project, "mv", "tools/release_notes.py", "scripts/release_notes.py")
-    _git(project, "commit", "-q", "-m", "move release tooling to scripts/")
+    try:
+        _git(project, "mv", "tools/release_notes.py", "scripts/release_notes.py")
+        _git(project, "commit", "-q", "-m", "move release tooling to scripts/")
+    except subprocess.CalledProcessError as exc:
+        say(f"6/6  (skipped: git failed: {exc.stderr.decode('utf-8', 'replace').strip()})")
+        return {"skipped": True}
     found = report(roots)
     say("6/6  Code moves on: a memory names `tools/release_notes.py`, then a commit renames "
         "it.\n     engram stale (and every load) says so:\n")
@@ -149,6 +153,11 @@ def run(workdir: Path | None = None, say: Callable[[str], None] = print) -> dict
         tmp = tempfile.TemporaryDirectory(prefix="engram-demo-")
         workdir = Path(tmp.name)
     project = workdir / "demo-project"
+    if project.exists() and (not project.is_dir() or any(project.iterdir())):
+        from engram.errors import UsageError
+
+        raise UsageError(f"{project} already exists (an earlier demo?)",
+                         hint="pick another --dir, or remove that folder and run the demo again")
     project.mkdir(parents=True, exist_ok=True)
     env = read_env(cwd=project)
     roots = resolve(env, workspace=project)

@@ -16,7 +16,7 @@ importing `dataclasses` (it pulls in `inspect`) and decorating each class cost a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 CONTRACT_VERSION = "1"
@@ -73,6 +73,13 @@ def failure(code: str, message: str, *, hint: str = "", exit_code: int = 1) -> O
     detail = message + (f" ({hint})" if hint else "")
     return Outcome(text=text, data={}, ok=False, exit_code=exit_code, to_stderr=True,
                    diagnostics=[Diagnostic(code, "error", detail)])
+
+
+def listed(items: Sequence[str], limit: int = 20) -> str:
+    """Items a reply repeats from the input, comma-separated: the first `limit`, then how many
+    more (a pasted log or 3,000 ids must not come back whole)."""
+    shown = ", ".join(items[:limit])
+    return shown if len(items) <= limit else f"{shown} and {len(items) - limit:,} more"
 
 
 def estimate_tokens(text: str) -> int:

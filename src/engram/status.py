@@ -87,8 +87,8 @@ def status(roots: Roots) -> Outcome:
         lines.append(f"INVALID {inv['scope']}:{inv['file']}:{inv['line']}: {inv['reason']}")
     lines += [f"DUPLICATE ID {d.message}" for d in diags if d.code == "memory.duplicate_id"]
     for c in settings.clamped:
-        diags.append(Diagnostic("config.clamped", "warn",
-                                f"{c.file}: {c.key}={c.shown_value} used as {c.used!r}"))
+        diags.append(Diagnostic("config.clamped", "warn", f"{c.message} (fix: {c.fix})"))
+        lines.append(f"CONFIG {c.message}\n  fix: {c.fix}")
     v = settings.values
     # One truth with `load`: the wording rules render in, whether variants are on or off.
     variant = active_variant(settings)

@@ -94,7 +94,8 @@ class Roots(NamedTuple):
         """Pending approvals of this workspace, kept in the user's state dir (docs/safety.md)."""
         import hashlib
 
-        name = hashlib.sha256(str(self.workspace.path).encode("utf-8")).hexdigest()[:32]
+        raw = str(self.workspace.path).encode("utf-8", "surrogatepass")  # a non-UTF-8 folder
+        name = hashlib.sha256(raw).hexdigest()[:32]
         return self.state_dir / "pending" / f"{name}.json"
 
     def all(self) -> list[Root]:

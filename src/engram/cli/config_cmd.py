@@ -55,6 +55,10 @@ def run_config(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.settings import write_config
 
     path = _target(args, ctx)
+    if args.key == "global_path" and path != ctx.roots.user_config_file:
+        raise UsageError("global_path is read only from your user config",
+                         hint="engram init --global PATH (creates the root and records it), or "
+                         "engram config set global_path PATH --user", code="config.user_only")
     _check_repo_narrowing(args.key, args.value, path == ctx.roots.workspace.config_file)
     write_config(path, {args.key: args.value})
     value = ctx.roots.settings().get(args.key)

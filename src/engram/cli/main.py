@@ -191,11 +191,36 @@ def _emit_error(exc: EngramError, as_json: bool) -> int:
     return _emit(failure(exc.code, exc.message, hint=exc.hint, exit_code=exc.exit_code), as_json)
 
 
+def _hoist_shared_options(argv: list[str]) -> list[str]:
+    """`engram --workspace DIR --json status` → `engram status --workspace DIR --json`: the
+    options every command takes may also come before it, as in most CLIs. Without a command
+    after them they are left in place (`main` then says a command is missing)."""
+    moved: list[str] = []
+    rest = list(argv)
+    while rest:
+        if rest[0] == "--json":
+            moved.append(rest.pop(0))
+        elif rest[0].startswith("--workspace=") or (rest[0] == "--workspace" and len(rest) > 1):
+            n = 1 if "=" in rest[0] else 2
+            moved += rest[:n]
+            del rest[:n]
+        else:
+            break
+    if not moved or not rest or rest[0].startswith("-"):
+        return argv
+    return [rest[0], *moved, *rest[1:]]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # the hot path of scripts and host probes: import nothing else
         sys.stdout.write(f"engram {__version__}\n")
         return 0
+    argv = _hoist_shared_options(argv)
+    if argv and argv[0].startswith("--workspace"):
+        sys.stderr.write("engram: --workspace needs a command, e.g. "
+                         "`engram --workspace DIR status`; run `engram --help` for the list\n")
+        return EXIT_USAGE
     if not argv or argv[0].startswith("-"):
         top = _top_parser()
         top.parse_args(argv)  # handles --version and --help, exits

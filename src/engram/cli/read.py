@@ -39,7 +39,7 @@ def configure_load(p: argparse.ArgumentParser) -> None:
 def run_load(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import load
 
-    _require_root(ctx)
+    require_root(ctx)
     return load(ctx.roots, query=" ".join(args.task) or None, ids=args.id,
                 budget_tokens=_int(args.budget_tokens, "--budget-tokens"),
                 disclosure=args.disclosure, full=args.full, explain=args.explain,
@@ -53,7 +53,7 @@ def configure_route(p: argparse.ArgumentParser) -> None:
 def run_route(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import route
 
-    _require_root(ctx)
+    require_root(ctx)
     return route(ctx.roots, " ".join(args.task))
 
 
@@ -66,11 +66,11 @@ def run_search(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.search.api import search
 
     limit = _int(args.limit, "--limit")
-    _require_root(ctx)
+    require_root(ctx)
     return search(ctx.roots, " ".join(args.query), limit=10 if limit is None else limit)
 
 
-def _require_root(ctx: Context) -> None:
+def require_root(ctx: Context) -> None:
     """Outside any project the real cause comes first, and the command fails (exit 1)."""
     roots = ctx.roots
     if not roots.existing():

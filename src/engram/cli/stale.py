@@ -27,7 +27,9 @@ def configure_stale(p: argparse.ArgumentParser) -> None:
 
 def run_stale(args: argparse.Namespace, ctx: Context) -> Outcome:
     from engram.anchors.api import report
+    from engram.cli.read import require_root
 
+    require_root(ctx)  # outside a project `--fail` must not pass quietly
     outcome = report(ctx.roots)
     if args.propose:
         return _propose(args, ctx, outcome)

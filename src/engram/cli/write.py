@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from engram.cli.main import Context
     from engram.proposals.api import Prepared
 
-_LAST_N = re.compile(r"^\s*(?:last\s+)?(\d+)(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$", re.I)
+_LAST_N = re.compile(r"^\s*(?:last\s+)?(\d{1,9})(?:\s+(?:recent\s+)?(?:sessions?|chats?))?\s*$",
+                     re.I)
 STDIN_WAIT_S = 2.0
 
 
@@ -118,7 +119,8 @@ def query_level(raw: str | None) -> int | None:
         return None
     m = _LAST_N.match(str(raw))
     if not m or int(m.group(1)) < 1:
-        raise UsageError(f"--query-level {raw!r} is not a positive number of sessions",
+        shown = raw if len(raw) <= 40 else f"{raw[:40]}…"
+        raise UsageError(f"--query-level {shown!r} is not a positive number of sessions",
                          code="usage.query_level",
                          hint="use --query-level 50 or `last 50 sessions`")
     return int(m.group(1))
@@ -150,11 +152,26 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
         if letter == "C":
             return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
         approve = rest if letter == "A" and rest else "all"
+        _check_numbers(approve, len(prep.candidates))
         note = rest if letter == "B" else None
         outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
     return outcome
+
+
+def _check_numbers(approve: str, count: int) -> None:
+    """`A 2` of a one-candidate proposal: the error speaks the terminal's answers, not the
+    MCP tool's `approve: "all"`."""
+    from engram.proposals.api import approved
+
+    try:
+        approved(approve, count)
+    except UsageError as exc:
+        example = "A 1" if count == 1 else f"A 1,{count}"
+        raise UsageError(exc.message, code=exc.code,
+                         hint=f"answer A to save all, or A with numbers from 1 to {count} "
+                         f"({example}); C cancels") from exc
 
 
 def _all_deferred_fails(outcome: Outcome) -> Outcome:
@@ -221,8 +238,23 @@ def _mining_instruction(level: int, force: bool) -> Outcome:
 
 
 def _read_file(path: Path) -> str:
+    hint = "pass a UTF-8 text file with one candidate per line"
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", code="usage.file",
-                         hint="pass a UTF-8 text file with one candidate per line") from exc
+        data = path.read_bytes()
+    except IsADirectoryError as exc:
+        raise UsageError(f"cannot read {path}: it is a directory", code="usage.file",
+                         hint=hint) from exc
+    except FileNotFoundError as exc:
+        raise UsageError(f"cannot read {path}: it does not exist", code="usage.file",
+                         hint=hint) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="usage.file",
+                         hint=hint) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UsageError(f"cannot read {path}: line {line} is not UTF-8 (byte "
+                         f"0x{data[exc.start]:02X})", code="usage.file",
+                         hint="save it as UTF-8 (e.g. iconv -f latin1 -t utf-8), one candidate "
+                         "per line") from exc

@@ -44,6 +44,13 @@ def maybe_repin() -> None:
 
 
 def _repin(config_dir: Path) -> None:
+    from engram.hosts import files
+
+    with files.hosts_lock(config_dir):
+        _repin_locked(config_dir)
+
+
+def _repin_locked(config_dir: Path) -> None:
     from engram.hosts import files, link, upgrade
     from engram.workspace import resolve
 

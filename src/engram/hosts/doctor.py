@@ -27,9 +27,7 @@ def check_config(roots: Roots) -> list[Finding]:
         settings = roots.settings()
     except EngramError as exc:
         return [Finding("config.invalid", "error", exc.message, exc.hint)]
-    out = [Finding("config.clamped", "warn",
-                   f"{c.file}: {c.key} = {c.shown_value} is out of range; using {c.used!r}",
-                   f"engram config set {c.key} <value in range>") for c in settings.clamped]
+    out = [Finding("config.clamped", "warn", c.message, c.fix) for c in settings.clamped]
     return out or [Finding("config.ok", "ok", "configuration is valid")]
 
 
@@ -43,8 +41,12 @@ def check_roots(roots: Roots) -> list[Finding]:
                            "run `engram init` in the project"))
     g = roots.global_root
     if g is not None and not g.exists():
+        from engram.config import read_env
+
+        source = ("unset ENGRAM_GLOBAL_DIR" if read_env().global_dir
+                  else f"remove global_path from {roots.user_config_file}")
         out.append(Finding("root.global_missing", "warn", f"global root {g.path} does not exist",
-                           f"run `engram init --global {g.path}` or unset ENGRAM_GLOBAL_DIR"))
+                           f"run `engram init --global {g.path}`, or {source}"))
     for root in roots.existing():
         try:
             lines = set(root.gitignore_file.read_text(encoding="utf-8").splitlines())
@@ -175,9 +177,10 @@ def check_semantic(roots: Roots) -> list[Finding]:
 
 def check_containment(roots: Roots) -> list[Finding]:
     """Symlinks where a root, type folder or state file should be (engram.containment)."""
-    from engram.containment import HINT, problems
+    from engram.containment import problems
 
-    return [Finding("root.symlink", "error", p.message, HINT) for p in problems(roots)]
+    return [Finding("root.symlink" if p.what == "symlink" else "root.wrong_kind", "error",
+                    p.message, p.hint) for p in problems(roots)]
 
 
 def run(roots: Roots) -> list[Finding]:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import json
 import stat
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engram import jsontext
 from engram.errors import HostConfigError
-from engram.store.fileio import atomic_write, contain, remove
+from engram.store.fileio import atomic_write, contain, remove, root_lock
 
 STATE_FILE = "hosts.json"
 BACKUPS = "backups"
@@ -44,7 +46,7 @@ class State:
         self.path = config_dir / STATE_FILE
         self.data: dict[str, Any] = {"version": 1, "links": [], "created": {}}
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            loaded = jsontext.loads(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return  # a broken record only loses "created" knowledge; unlink then keeps files
         if isinstance(loaded, dict):
@@ -211,3 +213,9 @@ def _remove_empty_dirs(dirs: set[str]) -> None:
     for d in sorted(dirs, key=lambda p: len(Path(p).parts), reverse=True):
         with contextlib.suppress(OSError):  # not empty: the user keeps files there
             Path(d).rmdir()
+
+
+def hosts_lock(config_dir: Path) -> AbstractContextManager[None]:
+    """The lock every change of host files and `hosts.json` holds (re-entrant in a thread):
+    `<config dir>/.lock`, like a memory root's write lock."""
+    return root_lock(config_dir)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from engram import jsontext
 from engram.config import Env
 from engram.store.fileio import atomic_write
 from engram.workspace import Roots, resolve
@@ -171,7 +172,7 @@ class Cache:
     def __init__(self, roots: Roots) -> None:
         self.path = roots.workspace.cache_dir / CACHE_FILE
         try:
-            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            loaded = jsontext.loads(self.path.read_text(encoding="utf-8"))
             self.sessions: dict[str, Any] = {
                 k: v for k, v in dict(loaded.get("sessions", {})).items() if isinstance(v, dict)}
         except (OSError, ValueError, AttributeError, TypeError):
@@ -219,7 +220,7 @@ def respond(raw: str, env: Env, router: Router = search_router,
             cards: Cards = rule_cards) -> dict[str, Any]:
     """Answer one hook payload. Never raises for bad input (the CLI adds a last guard)."""
     try:
-        payload = json.loads(raw)
+        payload = jsontext.loads(raw)
     except ValueError:
         return {}
     if not isinstance(payload, dict) or payload.get("hook_event_name") not in EVENTS:

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram import jsontext
 from engram.errors import HostConfigError
 
 
@@ -113,7 +114,7 @@ class _Parser:
 
     def decode(self, start: int, end: int) -> Any:
         try:
-            return json.loads(self.text[start:end])
+            return jsontext.loads(self.text[start:end])
         except json.JSONDecodeError as exc:
             self.pos = start
             raise self.fail(f"invalid value ({exc.msg})") from exc

@@ -25,7 +25,7 @@ from engram.hosts import (
     nextsteps,
     texts,
 )
-from engram.hosts.files import Bench, Edit, State
+from engram.hosts.files import Bench, Edit, State, hosts_lock
 from engram.hosts.targets import Scope, Target, all_targets, get
 from engram.workspace import Roots
 
@@ -233,6 +233,14 @@ def _changes(edits: list[Edit]) -> list[tuple[str, str]]:
 
 
 def link(roots: Roots, host: str, opts: Options) -> Result:
+    """Link one host. The user's `hosts.json` and files other links share (AGENTS.md,
+    .gitignore, ~/.codex/config.toml) are read, staged and written under one lock, so links
+    run at once never drop each other's records."""
+    with hosts_lock(roots.config_dir):
+        return _link(roots, host, opts)
+
+
+def _link(roots: Roots, host: str, opts: Options) -> Result:
     target = get(host)
     bench = Bench(State(roots.config_dir), roots.project)
     notes = _stage_link(roots, target, opts, bench)
@@ -346,6 +354,12 @@ def _host_files(roots: Roots, target: Target, is_global: bool) -> list[Path]:
 
 def unlink(roots: Roots, host: str | None, *, is_global: bool = False,
            plan: bool = False, restore: bool = False) -> list[Result]:
+    with hosts_lock(roots.config_dir):
+        return _unlink(roots, host, is_global=is_global, plan=plan, restore=restore)
+
+
+def _unlink(roots: Roots, host: str | None, *, is_global: bool,
+            plan: bool, restore: bool) -> list[Result]:
     hosts = [host] if host else [str(x["host"]) for x in linked(roots, is_global)]
     results: list[Result] = []
     for name in hosts:

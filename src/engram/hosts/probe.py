@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import engram
+from engram import jsontext
 
 TIMEOUT_S = 15.0
 PROTOCOL = "2025-06-18"
@@ -35,7 +36,7 @@ def _request() -> str:
 def _answer(stdout: str) -> dict[str, object] | None:
     for line in stdout.splitlines():
         try:
-            message = json.loads(line)
+            message = jsontext.loads(line)
         except ValueError:
             continue
         if isinstance(message, dict) and message.get("id") == 1 and "result" in message:

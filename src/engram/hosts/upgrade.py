@@ -16,7 +16,7 @@ from typing import Any
 
 from engram.errors import EngramError
 from engram.hosts import command, jsonc, link, mcpconf
-from engram.hosts.files import Bench, State
+from engram.hosts.files import Bench, State, hosts_lock
 from engram.hosts.targets import all_targets
 from engram.store.migrate import Migration, migrate
 from engram.workspace import Roots
@@ -68,19 +68,21 @@ def repin_unrecorded(roots: Roots, linked_hosts: set[tuple[str, str]],
                 path = base / name
                 if not _has_engram_entry(path, mcp.keys):
                     continue
-                bench = Bench(State(roots.config_dir), roots.project)
-                wish = mcpconf.Wish(command.launch_for(roots.env.path), False, False, False,
-                                    repin=True)
-                mcpconf.put_json(bench, path, list(mcp.keys), mcp.style, wish)
-                changes = [(e.action, str(e.path)) for e in bench.edits()]
-                if not changes:
-                    continue
-                if plan:
-                    results.append(link.Planned(target.name, scope_name, changes))
-                else:
-                    bench.apply()
-                    results.append(link.Linked(target.name, scope_name, changes,
-                                               ["re-pinned an entry Engram did not record"]))
+                with hosts_lock(roots.config_dir):
+                    bench = Bench(State(roots.config_dir), roots.project)
+                    wish = mcpconf.Wish(command.launch_for(roots.env.path), False, False,
+                                        False, repin=True)
+                    mcpconf.put_json(bench, path, list(mcp.keys), mcp.style, wish)
+                    changes = [(e.action, str(e.path)) for e in bench.edits()]
+                    if not changes:
+                        continue
+                    if plan:
+                        results.append(link.Planned(target.name, scope_name, changes))
+                    else:
+                        bench.apply()
+                        results.append(link.Linked(
+                            target.name, scope_name, changes,
+                            ["re-pinned an entry Engram did not record"]))
     return results
 
 

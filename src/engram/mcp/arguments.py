@@ -56,11 +56,26 @@ def _any_of(options: list[dict[str, Any]], value: Any, path: str) -> None:
             return
         except ArgumentError as exc:
             errors.append(exc)
-    # Report the option whose type matched, if any: its message is the useful one.
+    # Report the option whose type matched, if any: its message is the useful one, plus the
+    # other forms when the value itself (not an item inside it) was wrong.
     for option, error in zip(options, errors, strict=True):
         if _is_type(value, option.get("type", "")):
-            raise error
-    raise ArgumentError(path, "; or ".join(e.reason for e in errors))
+            others = [_shape(o) for o in options if o is not option]
+            if error.field != path or not others:
+                raise error
+            raise ArgumentError(path, f"{error.reason}; or {' or '.join(others)}")
+    raise ArgumentError(path, f"must be {' or '.join(_shape(o) for o in options)}, "
+                        f"got {_kind(value)}")
+
+
+def _shape(schema: dict[str, Any]) -> str:
+    """One form an anyOf allows, in words: `one of 'all'`, `an array of integers`."""
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    kind = schema.get("type", "value")
+    if kind == "array" and "type" in schema.get("items", {}):
+        return f"an array of {schema['items']['type']}s"
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
 
 
 def _check_object(schema: dict[str, Any], value: dict[str, Any], path: str) -> None:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from engram import jsontext
 from engram.mcp.protocol import REQUEST_STATE_TTL_S
 
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ class StateBox:
         if not hmac.compare_digest(given, self._mac(body)):
             raise StateError("requestState failed its integrity check")
         try:
-            payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+            payload = jsontext.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
         except ValueError as exc:
             raise StateError("requestState is malformed") from exc
         if not isinstance(payload, dict):

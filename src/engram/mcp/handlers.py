@@ -28,6 +28,8 @@ from engram.mcp.protocol import (
     PROMPT_DESCRIPTION,
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
+    clipped,
+    quoted,
 )
 from engram.mcp.results import texts_once
 from engram.mcp.tools import BY_NAME, Dialog, Tool
@@ -73,9 +75,12 @@ class Handlers:
     # tools -------------------------------------------------------------------------------
 
     def call_tool(self, name: Any, arguments: Any, ctx: CallContext) -> Outcome | InputRequired:
-        tool = BY_NAME.get(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "Invalid params: `name` (the tool to call) must be a "
+                           f"string, got {quoted(name)}")
+        tool = BY_NAME.get(name)
         if tool is None:
-            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}")
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {clipped(name)!r}")
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -198,16 +203,18 @@ class Handlers:
             memory_id = uri[len(MEMORY_URI_PREFIX):]
             read = lambda: self.core.memory_text(memory_id)  # noqa: E731
         else:
-            raise NotFound(f"Resource not found: {uri}")
+            raise NotFound(f"Resource not found: {clipped(uri)}")
         try:
             text = self.engine(read)
         except (NotFoundError, InvalidIdError) as exc:
-            raise NotFound(f"Resource not found: {uri} ({exc})") from exc
+            raise NotFound(f"Resource not found: {clipped(uri)} ({clipped(str(exc), 200)})") \
+                from exc
         except EngramError as exc:
             # Anything else (a refused root, a storage fault) is not "not found": say what.
             fix = f" (fix: {exc.hint})" if exc.hint else ""
-            raise RpcError(INTERNAL_ERROR, f"Resource {uri} cannot be read: {exc.message}{fix}",
-                           {"uri": uri, "code": exc.code}) from exc
+            raise RpcError(INTERNAL_ERROR,
+                           f"Resource {clipped(uri)} cannot be read: {exc.message}{fix}",
+                           {"uri": clipped(uri), "code": exc.code}) from exc
         return [{"uri": uri, "mimeType": MARKDOWN, "text": text}]
 
     @staticmethod
@@ -217,7 +224,8 @@ class Handlers:
     @staticmethod
     def prompt(name: Any) -> dict[str, Any]:
         if name != PROMPT_NAME:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {name!r}")
+            shown = repr(clipped(name)) if isinstance(name, str) else quoted(name)
+            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {shown}")
         return {"description": PROMPT_DESCRIPTION,
                 "messages": [{"role": "user",
                               "content": {"type": "text", "text": PROPOSE_PROTOCOL}}]}

@@ -71,7 +71,8 @@ def handle(server: Server, req: Request, flight: Flight) -> Any:
         try:
             return {"contents": h.read(params.get("uri"))}
         except NotFound as exc:
-            raise RpcError(p.RESOURCE_NOT_FOUND, str(exc), {"uri": params.get("uri")}) from exc
+            raise RpcError(p.RESOURCE_NOT_FOUND, str(exc),
+                           {"uri": p.echoed(params.get("uri"))}) from exc
     if method == "prompts/list":
         return {"prompts": h.prompts()}
     if method == "prompts/get":
@@ -81,4 +82,4 @@ def handle(server: Server, req: Request, flight: Flight) -> Any:
     if method == "server/discover":
         raise RpcError(p.INVALID_PARAMS, "Invalid params: server/discover needs params._meta "
                        f"with {p.META_PROTOCOL_VERSION} and {p.META_CLIENT_CAPABILITIES}")
-    raise RpcError(p.METHOD_NOT_FOUND, f"Method not found: {method}")
+    raise RpcError(p.METHOD_NOT_FOUND, f"Method not found: {p.echoed(method)}")

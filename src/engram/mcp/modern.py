@@ -33,14 +33,14 @@ def handle(server: Server, req: Request) -> dict[str, Any]:
     version = meta[p.META_PROTOCOL_VERSION]
     if version not in p.MODERN_VERSIONS:
         raise RpcError(p.UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                       {"supported": list(p.MODERN_VERSIONS), "requested": version})
+                       {"supported": list(p.MODERN_VERSIONS), "requested": p.echoed(version)})
     caps = meta.get(p.META_CLIENT_CAPABILITIES)
     if not isinstance(caps, dict):
         raise RpcError(p.INVALID_PARAMS, f"Invalid params: _meta.{p.META_CLIENT_CAPABILITIES} "
                        "is required in MCP 2026-07-28")
     if req.method not in SERVED:
-        raise RpcError(p.METHOD_NOT_FOUND, f"Method not found: {req.method} (not served in "
-                       f"MCP {version})")
+        raise RpcError(p.METHOD_NOT_FOUND, f"Method not found: {p.echoed(req.method)} (not "
+                       f"served in MCP {version})")
     result, ttl = _dispatch(server, req, caps)
     result["_meta"] = {p.META_SERVER_INFO: dict(p.SERVER_INFO)}
     result.setdefault("resultType", "complete")
@@ -75,7 +75,8 @@ def _dispatch(server: Server, req: Request,
         try:
             return {"contents": h.read(params.get("uri"))}, p.TTL_VOLATILE_MS
         except NotFound as exc:
-            raise RpcError(p.INVALID_PARAMS, str(exc), {"uri": params.get("uri")}) from exc
+            raise RpcError(p.INVALID_PARAMS, str(exc),
+                           {"uri": p.echoed(params.get("uri"))}) from exc
     if method == "prompts/list":
         return {"prompts": h.prompts()}, p.TTL_STATIC_MS
     return h.prompt(params.get("name")), None

@@ -6,6 +6,7 @@ or knows about the engine. Tool definitions live in `tools.py` because they are 
 
 from __future__ import annotations
 
+import json
 from typing import Final
 
 from engram import __version__
@@ -95,6 +96,28 @@ Approval rules:
    needed.
 For a short task note that should expire, use engram_note instead.
 """
+
+
+QUOTE_MAX: Final = 80
+
+
+def quoted(value: object, limit: int = QUOTE_MAX) -> str:
+    """A value the client sent, as an error message repeats it: JSON-quoted (a missing name
+    reads `null`, never Python's `None`) and cut to `limit` characters, so a 100 KB method,
+    name or URI does not come back whole in every error reply."""
+    return clipped(json.dumps(value, ensure_ascii=True, default=str), limit)
+
+
+def clipped(text: str, limit: int = QUOTE_MAX) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} chars)"
+
+
+def echoed(value: object) -> object:
+    """A value the client sent, as error `data` repeats it: a string cut like `quoted`, any
+    other value as its cut JSON text; None (not sent) stays None."""
+    if value is None:
+        return None
+    return clipped(value) if isinstance(value, str) else quoted(value)
 
 
 def negotiate_legacy(requested: object) -> str:

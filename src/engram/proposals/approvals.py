@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engram import jsontext
 from engram.clock import Clock, utcnow
 from engram.errors import ApprovalError, IntegrityError, StorageError
 from engram.storage import read_text
@@ -189,7 +190,7 @@ class PendingApprovals:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(read_text(self.path))
+            data = jsontext.loads(read_text(self.path))
         except FileNotFoundError:
             return {}
         except (OSError, StorageError, ValueError, RecursionError) as exc:
@@ -214,7 +215,7 @@ class PendingApprovals:
 def open_count(roots: Roots, clock: Clock | None = None) -> int:
     """Proposals still waiting for an answer (for `engram status`); never raises, never locks."""
     try:
-        data = json.loads(read_text(roots.pending_file))
+        data = jsontext.loads(read_text(roots.pending_file))
         now = (clock or utcnow)()
         return sum(1 for e in data["entries"].values()
                    if e.get("state") in {"pending", "claimed"} and _parse(e["expires"]) > now)

@@ -163,6 +163,10 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
     if not text:
         raise UsageError(f"candidate {number}: the text is empty", code="candidate.empty",
                          hint="give the memory text (TEXT: … in pipe form)")
+    if not any(ch.isalnum() for ch in text):  # `|||||`: nothing a memory could say
+        raise UsageError(f"candidate {number}: the text has no word in it",
+                         code="candidate.empty", hint="give the memory text as a sentence, "
+                         "e.g. Run the smoke suite before tagging a release")
     if len(text) > MAX_TEXT_CHARS:
         raise fail("TEXT", f"is {len(text)} characters long", f"keep it under {MAX_TEXT_CHARS}")
     mtype = _type(f.get("type"), text, number)

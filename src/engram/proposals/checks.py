@@ -24,7 +24,8 @@ from engram.safety import (
 )
 
 _CONTROL_HINT = ("remove the invisible or control characters (a reviewer cannot see them: tag, "
-                 "bidi, zero-width, terminal escapes) and propose again")
+                 "bidi, zero-width, terminal escapes), give text that is not UTF-8 as UTF-8 "
+                 "(e.g. iconv -f latin1 -t utf-8), and propose again")
 
 
 def candidate_fields(c: Candidate) -> list[tuple[str, str]]:

@@ -7,7 +7,8 @@ zero-width and blank characters (U+200B–U+200D, U+2060–U+2065, U+FEFF after 
 character, the soft hyphen, U+034F, U+180E, Hangul fillers, U+FFF9–U+FFFB), variation selectors
 that can smuggle bytes (U+FE00–U+FE0D, U+E0100–U+E01EF, and runs of them), line and paragraph
 separators, and C0/C1 controls other than newline and tab, among them ESC, which starts
-terminal escape sequences (`ESC [ 8 m` conceals the text after it). A
+terminal escape sequences (`ESC [ 8 m` conceals the text after it), and lone surrogates (bytes
+that were not UTF-8 on the command line, on stdin or escaped in JSON). A
 write that holds any of them is refused, naming the character and the line; a stored file that
 holds one is not printed. Normalising them away instead was rejected: removing a bidi override
 or an escape changes what the text says, so the human would approve something else than what
@@ -36,6 +37,9 @@ _KINDS = (
     ("control.variation", "variation selector", "\ufe00-\ufe0d\U000e0100-\U000e01ef"),
     ("control.escape", "terminal escape", "\x1b\x9b"),
     ("control.c0c1", "control character", "\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9a\x9c-\x9f"),
+    # A lone surrogate is a byte that was not UTF-8 (Python's surrogateescape of argv and
+    # stdin, or a `\udce9` JSON escape): no file can hold it, so it is refused here, by name.
+    ("control.not_utf8", "byte that is not UTF-8", "\ud800-\udfff"),
 )
 _FIND = re.compile("[" + "".join(chars for _, _, chars in _KINDS) + "]|\r(?!\n)"
                    "|[\ufe0e\ufe0f](?=[\ufe00-\ufe0f])")
@@ -80,8 +84,15 @@ def scan_invisible(text: str) -> list[Finding]:
         begin = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.start())
         excerpt = printable(text[begin:end if end != -1 else len(text)], _EXCERPT)
-        out.append(Finding(line, kind, "control", f"{what} {char_name(ch)}", excerpt))
+        out.append(Finding(line, kind, "control", _label(ch, what), excerpt))
     return out
+
+
+def _label(ch: str, what: str) -> str:
+    cp = ord(ch)
+    if 0xDC80 <= cp <= 0xDCFF:  # surrogateescape: the byte itself is what the user can find
+        return f"byte 0x{cp - 0xDC00:02X}, which is not UTF-8"
+    return f"{what} {char_name(ch)}"
 
 
 def has_invisible(text: str) -> bool:

@@ -127,7 +127,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
     data: dict[str, Any] = {
         "selected_keys": [m.key for m in memories],
         "body_keys": [], "card_ids": [], "omitted_ids": [], "tokens": 0,
-        "matched": routed.matched, "anchors": routed.anchors,
+        "matched": routed.matched, **explain_mod.anchors_data(routed.anchors),
     }
     if known:
         data["in_context"] = known
@@ -153,7 +153,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                     body_keys=pack.body_keys, card_ids=pack.card_ids,
                     omitted_ids=pack.omitted_ids)
     if not routed.selection.keys and not routed.unapproved:
-        pack.text = explain_mod.empty_text(routed) + explain_mod.no_root_text(router.roots)
+        pack.text = explain_mod.no_root_text(router.roots) or explain_mod.empty_text(routed)
     data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
                 omitted_ids=pack.omitted_ids, tokens=pack.tokens)
     if explain or dry_run:
@@ -211,8 +211,8 @@ def _route(session: ReadSession, task: str) -> Outcome:
         lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score {e['score']:.2f}"
                   for i, e in enumerate(entries, 1)]
     elif not skips:
-        lines.append((explain_mod.empty_text(routed)
-                      + explain_mod.no_root_text(roots)).rstrip("\n"))
+        lines.append((explain_mod.no_root_text(roots)
+                      or explain_mod.empty_text(routed)).rstrip("\n"))
     data: dict[str, Any] = {"entries": entries, "task_type": kind.task_type,
                             "confidence": kind.confidence}
     if skips:
@@ -261,7 +261,7 @@ def _search(session: ReadSession, query: str, limit: int) -> Outcome:
             entries.append({"id": m.id, "type": m.type, "scope": m.scope,
                             "score": round(c.score, 4)})
     if not entries:
-        lines = [(explain_mod.empty_text_for_search(terms)
-                  + explain_mod.no_root_text(roots)).rstrip("\n")]
+        lines = [(explain_mod.no_root_text(roots)
+                  or explain_mod.empty_text_for_search(terms)).rstrip("\n")]
     return Outcome(text="\n".join(lines) + "\n", data={"entries": entries},
                    diagnostics=explain_mod.root_diagnostics(roots))

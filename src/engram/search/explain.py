@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engram.outcome import Diagnostic
+from engram.outcome import Diagnostic, listed
 from engram.search.pack import Pack, summary
 from engram.search.rank import Candidate
 from engram.search.reader import Read
@@ -50,7 +50,7 @@ def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> di
         elif m.key in routed.clause_of:
             entry["clause"] = routed.clause_of[m.key]
         selected.append(entry)
-    out: dict[str, Any] = {"anchors": routed.anchors, "selected": selected,
+    out: dict[str, Any] = {**anchors_data(routed.anchors), "selected": selected,
                            "omitted": [{"key": k, "reason": r}
                                        for k, r in omitted(routed, vouch)[:MAX_DATA]]}
     if routed.semantic.code:
@@ -109,17 +109,32 @@ def empty_text(routed: Routed) -> str:
     if not routed.anchors:
         return ("engram: no memories routed: the task has no meaningful words (generic words "
                 "such as memory, rule, skill or task never route; name the subject)\n")
-    return (f"engram: no memories routed for: {', '.join(routed.anchors)} "
+    return (f"engram: no memories routed for: {_listed(routed.anchors)} "
             "(try other words, or engram search)\n")
 
 
 def empty_text_for_search(terms: list[str]) -> str:
     if not terms:
         return "engram: no results: the query has no meaningful words\n"
-    return f"engram: no results for: {', '.join(terms)}\n"
+    return f"engram: no results for: {_listed(terms)}\n"
+
+
+def anchors_data(words: list[str]) -> dict[str, Any]:
+    """The task's words as the envelope repeats them: the first MAX_LISTED, and how many there
+    were. Over MCP the load budget pays for the envelope, so a pasted log repeated whole would
+    push memories out of the pack."""
+    out: dict[str, Any] = {"anchors": words[:MAX_LISTED]}
+    if len(words) > MAX_LISTED:
+        out["anchors_total"] = len(words)
+    return out
+
+
+def _listed(words: list[str]) -> str:
+    return listed(words, MAX_LISTED)
 
 
 def no_root_text(roots: Roots) -> str:
+    """Said instead of "no memories routed" when there is no root: rephrasing cannot help."""
     if roots.existing():
         return ""
     return f"engram: no memory root at {roots.workspace.path}; run engram init\n"

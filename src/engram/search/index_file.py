@@ -8,13 +8,14 @@ import json
 import sqlite3
 from pathlib import Path
 
+from engram import jsontext
 from engram.search import docs
 from engram.store.model import Memory
 from engram.store.sqlitefile import connect_sqlite
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
 # rebuilds itself in place.
-SCHEMA = 16  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
+SCHEMA = 17  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: scanned;
 # 10: the first plain FTS table is gone (route_fts serves every query; builds ~25% faster);
 # 11: rerank stems and `dynamic` moved to `mem` (one row read per candidate, not three);
 # 12: `mem` rows stored as Docs use them (no NULLs, padded stems); no `flags` column: rows
@@ -24,6 +25,7 @@ SCHEMA = 16  # 4: route_fts; 5: meta; 6: approved; 7: kind words; 8: flags; 9: s
 # English stems (PyStemmer) instead of the hand-written suffix stripper, roles in `kind`,
 # `supersedes` ids in `triggers`. The `derived` table of 13 moved to its own file
 # (store/hashcache.py); an index built before keeps it unused until the next bump drops it.
+# 17: odd-typed `id`/list values read as YAML spells them (no `None`/`True` rows).
 _DDL = """
 CREATE TABLE IF NOT EXISTS files(
   rel TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, ino INTEGER,
@@ -49,7 +51,7 @@ def memory_to_json(m: Memory) -> str:
 
 
 def memory_from_json(text: str) -> Memory:
-    return Memory(**json.loads(text))
+    return Memory(**jsontext.loads(text))
 
 
 def open_index(cache_dir: Path) -> sqlite3.Connection:

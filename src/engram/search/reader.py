@@ -190,7 +190,9 @@ class Reader:
                 self._mac_key = b""
         if not self._mac_key:
             return ""
-        msg = f"scan-clean\0{root.path}\0{sha}\0{scanner_version()}".encode()
+        # surrogatepass: a folder name that is not UTF-8 reaches us as lone surrogates
+        msg = f"scan-clean\0{root.path}\0{sha}\0{scanner_version()}".encode("utf-8",
+                                                                           "surrogatepass")
         return hashlib.blake2b(msg, key=self._mac_key, digest_size=16).hexdigest()
 
     def _unsealed(self, root: Root, rel: str, data: bytes) -> str:

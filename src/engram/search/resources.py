@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engram.errors import InvalidMemoryError, NotFoundError
-from engram.outcome import Diagnostic, Outcome
+from engram.outcome import Diagnostic, Outcome, listed
 from engram.search import claims, usage
 from engram.search.docs import Doc
 from engram.search.guard import Scanner, Skip, shown_name
@@ -73,12 +73,13 @@ def load_ids(router: Router, reader: Reader, wanted: list[str], variant: str, *,
         memories.append(got.memory)
         raws.append(got.raw)
     if not memories and missing and not skips:
-        raise NotFoundError(f"no memory with id {', '.join(missing)}",
+        raise NotFoundError(f"no memory with id {listed(missing)}",
                             hint='find ids with engram search "<words>" or engram status')
-    diags += [Diagnostic("load.not_found", "warn", f"no memory with id {i}") for i in missing]
+    if missing:
+        diags.append(Diagnostic("load.not_found", "warn", f"no memory with id {listed(missing)}"))
     diags += [Diagnostic("load.skipped", "warn", s.line) for s in skips]
     head = f"engram: loaded {len(memories)} of {len(wanted)} requested memories (by id)"
-    extra = [s.line for s in skips] + [f"not found: {i}" for i in missing]
+    extra = [s.line for s in skips] + ([f"not found: {listed(missing)}"] if missing else [])
     from engram.anchors.notes import load_notes
 
     pack = (render_full(memories, raws, head, extra) if full

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from engram import clock
+from engram import clock, jsontext
 from engram.errors import StorageError
 from engram.storage import read_text
 from engram.store.fileio import atomic_write, root_lock
@@ -23,7 +23,7 @@ from engram.workspace import Root
 
 def read_usage(root: Root) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(read_text(root.usage_file))
+        data = jsontext.loads(read_text(root.usage_file))
     except (OSError, StorageError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return {}
     if not isinstance(data, dict):

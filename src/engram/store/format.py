@@ -73,7 +73,15 @@ def parse_memory(text: str, rel_path: str, scope: Scope = "workspace") -> Memory
     except frontmatter.FrontmatterError as exc:
         raise InvalidMemoryError(rel_path, exc.line + 1, exc.reason) from exc
     stem = rel_path.rsplit("/", 1)[-1].removesuffix(".md")
-    raw_id = meta.get("id", stem)
+    raw_id = meta.get("id")
+    if raw_id is None:  # no `id:`, or an empty one (`id:`, `id: null`): the file name
+        raw_id = stem
+    if isinstance(raw_id, bool | float) or not isinstance(raw_id, str | int):
+        # `id: true` read as a bool, `id: 1e3` as a float: Python's spelling (`True`, `1000.0`)
+        # is in no file, so the id must be written as text.
+        raise InvalidMemoryError(rel_path, _key_line(fm, "id"),
+                                 "id must be text such as deploy-notes; write it in quotes "
+                                 "(id: \"...\") or fix the value")
     try:
         mem_id = validate_id(str(raw_id))
     except InvalidIdError as exc:

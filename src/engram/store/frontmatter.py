@@ -16,6 +16,7 @@ Value = Any  # str | int | float | bool | None | list[Value] | dict[str, Value]
 
 _KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*))?$")
 _INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+_MAX_DIGITS = 4000  # under Python's int conversion limit (4,300 digits)
 _FLOAT_RE = re.compile(r"[-+]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0", "r": "\r"}
 _PLAIN_SAFE = re.compile(r"[A-Za-z0-9_./@+()-][A-Za-z0-9 _./@+()-]*")
@@ -281,6 +282,8 @@ def scalar(s: str, n: int) -> Value:
     if low in ("null", "~"):
         return None
     if _INT_RE.fullmatch(s):
+        if len(s) > _MAX_DIGITS:  # Python refuses to convert it (and it means nothing here)
+            raise FrontmatterError(n, f"number is too long ({len(s):,} characters)")
         return int(s)
     if _FLOAT_RE.fullmatch(s):
         return float(s)

@@ -17,8 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram import jsontext
 from engram.errors import (
     EXIT_INTEGRITY,
+    EXIT_USAGE,
     IntegrityError,
     InvalidMemoryError,
     NotFoundError,
@@ -83,6 +85,9 @@ def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[Fi
         checks.append(FileCheck(scope, rel, status))
     present = set(on_disk)
     checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in present]
+    checks += [FileCheck(scope, name, INVALID, 1, "file name is not UTF-8: rename it (git mv) to "
+                         "a UTF-8 name (ls shows it in that folder); Engram cannot read or "
+                         "approve it") for name in store.unreadable_names]
     return checks
 
 
@@ -208,12 +213,13 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     verb = "would rehash" if dry_run else "rehashed"
     lines = list(done.shown)
     lines += [f"{verb} {c}" for c in done.changed]
-    if not done.changed and not done.refused and not done.invalid:
+    if not done.changed and not done.refused and not done.invalid and not missing:
         lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
-    diags = [Diagnostic("id.not_found", "warn", f"no memory with id {m}") for m in missing]
+    diags = [Diagnostic("id.not_found", "error", f"no memory with id {m}") for m in missing]
     diags += [Diagnostic("integrity.unsafe", "error", f"not approved: {r}") for r in done.refused]
-    lines += [f"warning: no memory with id {m}" for m in missing]
+    lines += [f"error: no memory with id {m} (ids are file names: see `engram verify --all`)"
+              for m in missing]
     lines += [f"not approved (invalid): {r}" for r in done.invalid]
     diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
     if done.invalid:
@@ -227,7 +233,8 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     return Outcome(text="\n".join(lines), diagnostics=diags,
                    data={"changed": done.changed, "review": review, "refused": done.refused,
                          "invalid": done.invalid, "dry_run": dry_run},
-                   ok=not bad, exit_code=EXIT_INTEGRITY if bad else 0)
+                   ok=not (bad or missing),
+                   exit_code=EXIT_INTEGRITY if bad else EXIT_USAGE if missing else 0)
 
 
 def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool,
@@ -377,7 +384,7 @@ def _lenient_json(text: str) -> dict[str, str]:
     cleaned = re.sub(r",\s*([}\]])", r"\1", text)
     cleaned = re.sub(r'"\s*\n(\s*")', r'",\n\1', cleaned)
     try:
-        data = json.loads(cleaned)
+        data = jsontext.loads(cleaned)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise IntegrityError("cannot read one side of the conflicted memory.hashes.json",
                              hint="resolve the conflict by hand, then run `engram rehash`",

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from engram import jsontext
+
 
 def _sorted_everywhere(value: Any) -> bool:
     if isinstance(value, dict):
@@ -27,7 +29,7 @@ def keeps_own_order(old_text: str | None) -> bool:
     if not old_text:
         return False
     try:
-        return not _sorted_everywhere(json.loads(old_text))
+        return not _sorted_everywhere(jsontext.loads(old_text))
     except (ValueError, RecursionError):
         return False
 

@@ -95,8 +95,14 @@ class Memory(NamedTuple):
 
 
 def _str_list(value: Any) -> list[str]:
-    if value is None or value == "":
-        return []
+    """A list field as words; scalars of other YAML types spelt as YAML spells them (`true`,
+    not Python's `True`), and what is no word (null, a nested list or mapping) left out."""
     if isinstance(value, list):
-        return [str(v) for v in value if str(v)]
-    return [s.strip() for s in str(value).split(",") if s.strip()]
+        return [t for t in map(_yaml_text, value) if t]
+    return [s.strip() for s in _yaml_text(value).split(",") if s.strip()]
+
+
+def _yaml_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, str | int | float) else ""

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from engram import clock
+from engram import clock, jsontext
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
 from engram.storage import open_regular, read_fd, read_text
 from engram.store import jsonorder, locks, ts_index
@@ -61,10 +61,29 @@ def now_iso() -> str:
     return clock.stamp()
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: os's surrogateescape of a non-UTF-8 byte
+        return False
+    return True
+
+
+def _escaped(name: str) -> str:
+    """A file name with its non-UTF-8 bytes written as `\\xe9`, for reports."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 class Store:
     def __init__(self, root: Root) -> None:
         self.root = root
         self.path = root.path
+        self._bad_names: dict[tuple[str, ...], list[str]] = {}  # by the dirs listed
+
+    @property
+    def unreadable_names(self) -> list[str]:
+        """`.md` files found by the last listings whose names are not UTF-8 (escaped)."""
+        return sorted({n for names in self._bad_names.values() for n in names})
 
     def _list(self, dirs: Iterable[str], recursive: bool = False) -> list[str]:
         return sorted(self.stat_listing(dirs, recursive))
@@ -77,6 +96,8 @@ class Store:
         A type directory that is itself a symlink is skipped: memory never lives outside the root.
         """
         out: dict[str, tuple[int, int, int]] = {}
+        dirs = tuple(dirs)
+        bad = self._bad_names[dirs] = []
         base = str(self.path)
         for d in dirs:
             top = f"{base}/{d}"
@@ -90,6 +111,10 @@ class Store:
                 path, rel_dir = stack.pop()
                 with os.scandir(path) as it:
                     for e in it:
+                        if not _utf8(e.name):  # bytes of another encoding: no key can hold it
+                            if e.name.endswith(".md"):
+                                bad.append(_escaped(f"{rel_dir}/{e.name}"))
+                            continue
                         if e.name.endswith(".md") and not e.is_dir(follow_symlinks=False):
                             st = e.stat(follow_symlinks=False)
                             out[f"{rel_dir}/{e.name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -169,7 +194,7 @@ class Store:
         except FileNotFoundError:
             return {}
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError as exc:
             conflict = "<<<<<<<" in text
             raise IntegrityError(

@@ -16,6 +16,7 @@ import stat
 import sys
 from pathlib import Path
 
+from engram import jsontext
 from engram.errors import IntegrityError
 from engram.store import locks
 
@@ -60,7 +61,8 @@ def seal(key: bytes, *parts: str | bytes) -> str:
 
     mac = hmac.new(key, digestmod=hashlib.sha256)
     for part in parts:
-        raw = part.encode("utf-8") if isinstance(part, str) else part
+        # surrogatepass: a root path that is not UTF-8 (lone surrogates) still has bytes
+        raw = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         mac.update(len(raw).to_bytes(8, "big"))
         mac.update(raw)
     return mac.hexdigest()
@@ -84,7 +86,6 @@ def note_seal(key: bytes, root: Path, rel: str, data: bytes) -> str:
 
 def read_note_seals(root: Path) -> dict[str, str]:
     """{rel: seal} of a root's notes; a missing or broken file seals nothing."""
-    import json
 
     try:
         fd = locks.open_nofollow(root / NOTE_SEALS)
@@ -92,7 +93,7 @@ def read_note_seals(root: Path) -> dict[str, str]:
         return {}
     try:
         with os.fdopen(fd, "rb") as f:
-            data = json.loads(f.read(4 << 20))
+            data = jsontext.loads(f.read(4 << 20))
     except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from engram import jsontext
 from engram.store.model import Memory
 
 INDEX_NAME = "memory.index.json"
@@ -99,7 +100,9 @@ def entry(m: Memory) -> dict[str, Any]:
         if value in (None, "", []):
             continue
         if key == "revision":
-            value = int(value) if str(value).isdigit() else value
+            text = str(value)  # `"²"` is isdigit() too; int() refuses it and 5,000 digits
+            value = int(text) if text.isascii() and text.isdigit() and len(text) < 19 \
+                else value
         elif key == "supersedes":
             value = value if isinstance(value, list) else [str(value)]
         else:
@@ -114,7 +117,7 @@ def updated_index(text: str, written: Iterable[Memory], removed: Iterable[str],
 
     None when `text` is not an index this module understands (left alone, never guessed at)."""
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
