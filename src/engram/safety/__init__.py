@@ -7,7 +7,8 @@ own modules. The public API is re-exported here; the modules behind it are:
     validators.py  checks a regex cannot make (Luhn, octets, placeholders, code vs literal)
     engine.py      where rules may match (hints), overlaps, key blocks, the injection line gate,
                    how a line is read (padding, Markdown wrappers, short labels)
-    lookalike.py   Latin look-alikes of other scripts, folded before the injection rules
+    lookalike.py   letters, marks, digits drawn like Latin letters, read so by the injection rules
+    lookalike_data.py  the generated table behind it (scripts/gen-lookalikes.py)
     scan.py        scan_text / scan_secrets / scan_injection -> list[Finding]
     redact.py      redact (placeholders) and strip_injection_lines (drop lines)
     paths.py       is_contained / contained_path / PathEscape

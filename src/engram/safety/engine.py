@@ -14,11 +14,11 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from engram.safety.lookalike import FOLD as LOOKALIKE_FOLD
+from engram.safety.lookalike import fold_digits, fold_letters
 from engram.safety.model import Rule
 from engram.safety.rules import (
     INJECTION_LINE,
-    INJECTION_OPENERS,
+    INJECTION_OPENERS_BLIND,
     INJECTION_OPENING_MARKS,
     INJECTION_RULES,
     LEAD_CHARS,
@@ -182,15 +182,15 @@ def apply_hits(text: str, hits: list[Hit], offset: int = 0) -> str:
 
 
 def normalize_for_injection(text: str) -> str:
-    """Text as a model reads it: invisible characters dropped, compatibility forms folded, and
-    letters of other scripts that look like Latin ones read as those (`lookalike.py`).
+    """Text as a model reads it: invisible characters dropped, compatibility forms folded,
+    combining marks dropped and letters that look like Latin ones read as those (`lookalike.py`).
 
     Line count is preserved (each line is folded alone) so line numbers stay valid.
     """
     text = text.translate(_INVISIBLE)
     if text.isascii():
         return text
-    folded = (unicodedata.normalize("NFKC", ln).replace("\n", " ").translate(LOOKALIKE_FOLD)
+    folded = (fold_letters(unicodedata.normalize("NFKD", ln).replace("\n", " "))
               for ln in text.split("\n"))
     return "\n".join(folded)
 
@@ -203,7 +203,7 @@ def _may_open_injection(line: str) -> bool:
     if rest[0] in INJECTION_OPENING_MARKS:
         return True
     word = _FIRST_WORD.match(rest)
-    return word is not None and word.group().lower() in INJECTION_OPENERS
+    return word is not None and word.group().lower().replace("i", "l") in INJECTION_OPENERS_BLIND
 
 
 _SPACE_RUN = re.compile(r"\s+")
@@ -238,8 +238,10 @@ def injection_lines(text: str) -> dict[int, Rule]:
 
 def _line_rule(part: str) -> Rule | None:
     """The first rule that flags one line, read as it is and as a model reads it past Markdown
-    wrappers and a short label (`_readings`)."""
-    for reading in _readings(part):
+    wrappers and a short label (`_readings`), also with digits and symbols inside words read as
+    the letters they draw (`1gnore`, `|gnore`: `lookalike.fold_digits`)."""
+    alike = fold_digits(part)
+    for reading in _all_readings(part, alike):
         if not _may_open_injection(reading):
             continue
         m = INJECTION_LINE.match(reading.lower())
@@ -255,6 +257,12 @@ def _line_rule(part: str) -> Rule | None:
 _WRAPPERS = re.compile(r"(?:[\s>#|*_~`+\u2022-]|<!--|\[[ xX]?\]|\(?\d{1,4}[.)]"
                        r"|\(?[A-Za-z][.)](?=\s))+")
 _LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?: [\w'-]{1,24}){0,2} ?[:!] ")
+
+
+def _all_readings(part: str, alike: str) -> Iterator[str]:
+    yield from _readings(part)
+    if alike != part:
+        yield from _readings(alike)
 
 
 def _readings(part: str) -> Iterator[str]:

@@ -218,6 +218,8 @@ INJECTION_OPENERS = frozenset({
     "please", "kindly", "now", "important", "note", "attention", "urgent", "warning", "assistant",
     "user",
 })
+# The same words as the gate reads them: `i` and `l` as one letter (`bar_blind`).
+INJECTION_OPENERS_BLIND = frozenset(w.replace("i", "l") for w in INJECTION_OPENERS)
 INJECTION_OPENING_MARKS = "<[#"
 # Characters `_LEAD` may skip before the first word (a superset is fine: it only gates).
 LEAD_CHARS = " \t>-*+\u2022\"'\u201c\u2018\u00ab(_0123456789.)"
@@ -237,8 +239,42 @@ _INJECTION_BODIES = (
     ("injection.prompt_leak", "system-prompt extraction line", _LEAK),
 )
 INJECTION_RULES: tuple[Rule, ...] = tuple(_injection(*row) for row in _INJECTION_BODIES)
+
+
+def bar_blind(source: str) -> str:
+    """`source` with every literal `i` and `l` read as either (`[il]`): `lgnore aII prevlous`,
+    `1gnore` (digits folded to `l`) and Cherokee `Ꭵ` (folded to `l`) read as the words they draw.
+
+    Escapes, group syntax and repeat counts are copied as they are; a literal `i` or `l` inside
+    a character class is not supported (none of the bodies has one)."""
+    out: list[str] = []
+    at = 0
+    while at < len(source):
+        ch = source[at]
+        if ch == "\\":
+            width = {"u": 6, "U": 10, "x": 4}.get(source[at + 1], 2)
+            out.append(source[at:at + width])
+            at += width
+            continue
+        end = at + 1
+        if ch == "[":
+            end = source.index("]", at + 2) + 1
+            if re.search(r"(?<!\\)[il]", source[at:end]):
+                raise ValueError(f"bar_blind: a class holds i or l: {source[at:end]}")
+        elif source.startswith("(?P<", at):
+            end = source.index(">", at) + 1
+        elif source.startswith("(?", at):
+            end = at + 2 + len(re.match(r"<?[:=!]", source[at + 2:]).group())  # type: ignore[union-attr]
+        elif ch == "{":
+            end = source.index("}", at) + 1
+        out.append("[il]" if ch in "il" else source[at:end])
+        at = end
+    return "".join(out)
+
+
 # All bodies behind one `_LEAD`, for a lower-cased line: one match call per line instead of one
 # per rule, and no IGNORECASE (slow in `re`). Group `r<i>` names the rule; order is precedence.
-INJECTION_LINE = re.compile(
+# `i` and `l` are one letter to it (`bar_blind`): the line is folded with both written `l`.
+INJECTION_LINE = re.compile(bar_blind(
     _LEAD + "(?:" + "|".join(f"(?P<r{i}>{row[2]})" for i, row in enumerate(_INJECTION_BODIES)) + ")"
-)
+))

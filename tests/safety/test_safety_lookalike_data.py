@@ -1,0 +1,35 @@
+"""The generated look-alike table is what scripts/gen-lookalikes.py makes from Unicode's
+confusables, and the rules' `i`/`l` rewrite keeps regex syntax intact."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from engram.safety.rules import bar_blind
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_generated_table_is_current(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("confusable_homoglyphs")
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip("the table is generated with Python 3.11's Unicode 14.0 names")
+    out = tmp_path / "lookalike_data.py"
+    script = runpy.run_path(str(ROOT / "scripts/gen-lookalikes.py"), run_name="gen")
+    monkeypatch.setitem(script["main"].__globals__, "OUT", out)
+    monkeypatch.setattr(sys, "argv", ["gen-lookalikes.py"])
+    assert script["main"]() == 0
+    current = (ROOT / "src/engram/safety/lookalike_data.py").read_text(encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == current, "run scripts/gen-lookalikes.py"
+
+
+def test_bar_blind_reads_i_and_l_as_one_letter_and_keeps_syntax() -> None:
+    assert bar_blind(r"(?P<r1>ignore\b[ \t]{1,4}all)\u00ab") == \
+        r"(?P<r1>[il]gnore\b[ \t]{1,4}a[il][il])\u00ab"
+    with pytest.raises(ValueError):
+        bar_blind("[il]")
