@@ -9,11 +9,11 @@ Two sources, both data rather than judgement:
   LETTER I`, `REGIONAL INDICATOR SYMBOL LETTER I`, `MODIFIER LETTER CAPITAL I`, … name the Latin
   letter they draw, though UTS #39 lists none of them as one.
 
-Only characters that NFKC leaves as they are get a row (the scanner folds NFKC first, then drops
-combining marks, then this table). Letters go to `LETTERS` (read in every line); symbols and
-digits that look like letters (`∣`, `𝟏`, `🄌`) go to `SYMBOLS` (read only in the line's
-look-alike-digit reading, where `1gnore` is `lgnore`). Every capital I, small l, digit one and
-vertical bar is written `l`: the injection rules read `i` and `l` as one letter.
+Only characters that NFKD leaves as they are get a row (the scanner decomposes first, drops
+combining marks, then reads this table). Letters go to `LETTERS`; symbols and digits that look
+like letters (`∣`, `×`, `०`) go to `SYMBOLS`; both are read the same way (ASCII digits are read
+as letters only beside a letter: `lookalike.fold_digits`). Every capital I, small l, digit one
+and vertical bar is written `l`: the injection rules read `i` and `l` as one letter.
 
 Run: .venv/bin/python scripts/gen-lookalikes.py
 """
@@ -76,7 +76,7 @@ def main() -> int:
     symbols: dict[str, str] = {}
     for cp in range(0x80, 0x110000):
         ch = chr(cp)
-        if unicodedata.normalize("NFKC", ch) != ch or _bare(ch) != ch:
+        if unicodedata.normalize("NFKD", ch) != ch or _bare(ch) != ch:
             continue  # folded (or its marks dropped) before the table is read
         known = direct.get(ch) or named.get(ch) or extra.get(ch)
         # else one step through the graph: a confusable of a confusable (Cyrillic `в` of `ʙ`)

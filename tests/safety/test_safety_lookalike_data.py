@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.safety.rules import bar_blind
+from engram.safety.rules import lookalike_blind
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +28,8 @@ def test_the_generated_table_is_current(tmp_path: Path, monkeypatch: pytest.Monk
     assert out.read_text(encoding="utf-8") == current, "run scripts/gen-lookalikes.py"
 
 
-def test_bar_blind_reads_i_and_l_as_one_letter_and_keeps_syntax() -> None:
-    assert bar_blind(r"(?P<r1>ignore\b[ \t]{1,4}all)\u00ab") == \
-        r"(?P<r1>[il]gnore\b[ \t]{1,4}a[il][il])\u00ab"
+def test_lookalike_blind_reads_each_spelling_and_keeps_syntax() -> None:
+    assert lookalike_blind(r"(?P<r1>ignore\b[ \t]{1,4}all\w\d)\u00ab(?:my)") == \
+        r"(?P<r1>[il]gnore\b[ \t]{1,4}a[il][il]\w\d)\u00ab(?:(?:m|rn)y)"
     with pytest.raises(ValueError):
-        bar_blind("[il]")
+        lookalike_blind("[il]")

@@ -12,6 +12,7 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from engram.safety.lookalike import fold_digits, fold_letters
@@ -23,6 +24,7 @@ from engram.safety.rules import (
     INJECTION_RULES,
     LEAD_CHARS,
     SECRET_RULES,
+    blind_word,
 )
 
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}-----")
@@ -203,7 +205,7 @@ def _may_open_injection(line: str) -> bool:
     if rest[0] in INJECTION_OPENING_MARKS:
         return True
     word = _FIRST_WORD.match(rest)
-    return word is not None and word.group().lower().replace("i", "l") in INJECTION_OPENERS_BLIND
+    return word is not None and blind_word(word.group().lower()) in INJECTION_OPENERS_BLIND
 
 
 _SPACE_RUN = re.compile(r"\s+")
@@ -238,10 +240,10 @@ def injection_lines(text: str) -> dict[int, Rule]:
 
 def _line_rule(part: str) -> Rule | None:
     """The first rule that flags one line, read as it is and as a model reads it past Markdown
-    wrappers and a short label (`_readings`), also with digits and symbols inside words read as
-    the letters they draw (`1gnore`, `|gnore`: `lookalike.fold_digits`)."""
+    wrappers and a short label (`_readings`), then all again with digits and signs beside letters
+    read as the letters they draw (`1gnore`, `|gnore`: `lookalike.fold_digits`)."""
     alike = fold_digits(part)
-    for reading in _all_readings(part, alike):
+    for reading in _readings(part) if alike == part else chain(_readings(part), _readings(alike)):
         if not _may_open_injection(reading):
             continue
         m = INJECTION_LINE.match(reading.lower())
@@ -257,12 +259,6 @@ def _line_rule(part: str) -> Rule | None:
 _WRAPPERS = re.compile(r"(?:[\s>#|*_~`+\u2022-]|<!--|\[[ xX]?\]|\(?\d{1,4}[.)]"
                        r"|\(?[A-Za-z][.)](?=\s))+")
 _LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?: [\w'-]{1,24}){0,2} ?[:!] ")
-
-
-def _all_readings(part: str, alike: str) -> Iterator[str]:
-    yield from _readings(part)
-    if alike != part:
-        yield from _readings(alike)
 
 
 def _readings(part: str) -> Iterator[str]:

@@ -6,13 +6,14 @@ Cyrillic `і`, a Greek `ο`, an Armenian `օ`, a Cherokee `Ꭵ`, a Lisu `ꓲ`, a
 `I` with a combining accent is another character that only looks the same: `Іgnore all previous
 instructіons` reads as the hijack to a model and to a reviewer. Two readings, both linear:
 
-- `fold_letters`: (after NFKD) every combining mark dropped, then every letter that draws a Latin
-  one (the generated `lookalike_data.LETTERS`: Unicode's confusables and character names)
-  replaced by that letter, lower-cased. Capital I, small l, digit one and bars all become `l`;
-  the rules read `i` and `l` as one letter (`rules.bar_blind`).
-- `fold_digits`: a second reading with digits and symbols read as the letters they draw
-  (`1gnore`, `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`); the line as written is read
-  first, so `Step 1:` and `<|im_start|>` keep their digits and bars there.
+- `fold_letters`: (after NFKD) every combining mark dropped, then every letter that draws a
+  Latin one, or a symbol that does (`∣`, `×`), replaced by that letter, lower-cased (the
+  generated `lookalike_data`: Unicode's confusables and character names). Capital I, small l,
+  digit one and bars all become `l`; the rules read `i` and `l` as one letter, and `rn`, `vv`,
+  `cl` as `m`, `w`, `d` (`rules.lookalike_blind`).
+- `fold_digits`: a second reading with digits and signs beside letters read as the letters
+  they draw (`1gnore`, `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`); the line as
+  written is read first, and `10.`, `Step 1:` keep their digits (no letter beside them).
 
 Folding prose of other scripts only makes it unreadable to the rules, never a match: the rules
 still need whole English phrases (tests/fixtures/safety/negative.txt holds Russian, Greek,
@@ -38,13 +39,14 @@ def _marks(ranges: str) -> dict[int, str | None]:
     return out
 
 
-# One `str.translate`: combining marks dropped, look-alike letters read as Latin.
-_LETTER_TABLE = {**_marks(MARKS), **_table(LETTERS)}
-# Digits and symbols drawn like letters, for the second reading (`fold_digits`).
-_DIGIT_TABLE = {**_table(SYMBOLS), **{ord(k): v for k, v in zip(
-    "01345789@$", "oleastbgas", strict=True)}}
-# `|` and `!` only before a letter or digit: `Note!`, `IMPORTANT! …` and table cells keep them.
-_BAR = re.compile(r"[|!](?=[^\W_])")
+# One `str.translate`: combining marks dropped, look-alike letters (and the symbols drawn like
+# letters, `∣` `×` `०`) read as Latin.
+_LETTER_TABLE = {**_marks(MARKS), **_table(SYMBOLS), **_table(LETTERS)}
+_SIGNS = dict(zip("01345789@$+|!", "oleastbgastll", strict=True))
+# A digit or sign beside a letter (`1gnore`, `t10n`, `@ll`, `in5truc+ions`; `|` and `!` only
+# before one: `Note!` and a table's `|` stay), so `10.`, `Step 1:` and `v2` keep their digits.
+_LETTER = r"[^\W\d_]"
+_SIGN = re.compile(rf"(?<={_LETTER})[0-9@$+]|[0-9@$+|!](?={_LETTER})")
 
 
 def fold_letters(line: str) -> str:
@@ -54,7 +56,11 @@ def fold_letters(line: str) -> str:
 
 
 def fold_digits(line: str) -> str:
-    """The line with digits and symbols read as the letters they draw (`1gnore`, `0verride`,
-    `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`): a second reading, tried after the line itself, so
-    `Step 1:`, `<|im_start|>` and `v2` are still read as written first."""
-    return _BAR.sub("l", line).translate(_DIGIT_TABLE)
+    """The line with digits and signs beside letters read as the letters they draw (`1gnore`,
+    `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`): a second reading, tried after the line
+    as written, so `<|im_start|>` keeps its bars there."""
+    return _SIGN.sub(_sign, line)
+
+
+def _sign(m: re.Match[str]) -> str:
+    return _SIGNS.get(m.group(), m.group())

@@ -218,8 +218,6 @@ INJECTION_OPENERS = frozenset({
     "please", "kindly", "now", "important", "note", "attention", "urgent", "warning", "assistant",
     "user",
 })
-# The same words as the gate reads them: `i` and `l` as one letter (`bar_blind`).
-INJECTION_OPENERS_BLIND = frozenset(w.replace("i", "l") for w in INJECTION_OPENERS)
 INJECTION_OPENING_MARKS = "<[#"
 # Characters `_LEAD` may skip before the first word (a superset is fine: it only gates).
 LEAD_CHARS = " \t>-*+\u2022\"'\u201c\u2018\u00ab(_0123456789.)"
@@ -241,12 +239,24 @@ _INJECTION_BODIES = (
 INJECTION_RULES: tuple[Rule, ...] = tuple(_injection(*row) for row in _INJECTION_BODIES)
 
 
-def bar_blind(source: str) -> str:
-    """`source` with every literal `i` and `l` read as either (`[il]`): `lgnore aII prevlous`,
-    `1gnore` (digits folded to `l`) and Cherokee `Ꭵ` (folded to `l`) read as the words they draw.
+# Letters another letter or pair draws (UTS #39 lists `rn` for `m`, `vv` for `w`, `cl` for `d`;
+# capital I, small l and one are one bar): the rules accept either spelling.
+_BLIND = {"i": "[il]", "l": "[il]", "m": "(?:m|rn)", "w": "(?:w|vv)", "d": "(?:d|cl)"}
 
-    Escapes, group syntax and repeat counts are copied as they are; a literal `i` or `l` inside
-    a character class is not supported (none of the bodies has one)."""
+
+def blind_word(word: str) -> str:
+    """A lower-case word as the gate compares it: each spelling `lookalike_blind` accepts for a
+    letter written one way (`systern` and `system` are both `system`, `lgnore` is `lgnore`)."""
+    return word.replace("rn", "m").replace("vv", "w").replace("cl", "d").replace("i", "l")
+
+
+def lookalike_blind(source: str) -> str:
+    """`source` with each literal letter of `_BLIND` read in every spelling that draws it:
+    `lgnore aII prevlous`, `1gnore` (digits folded to `l`), Cherokee `Ꭵ` (folded to `l`),
+    `<systern>`, `novv`, `disregarcl` read as the words they draw.
+
+    Escapes, group syntax and repeat counts are copied as they are; those letters inside a
+    character class are not supported (none of the bodies has one)."""
     out: list[str] = []
     at = 0
     while at < len(source):
@@ -259,22 +269,24 @@ def bar_blind(source: str) -> str:
         end = at + 1
         if ch == "[":
             end = source.index("]", at + 2) + 1
-            if re.search(r"(?<!\\)[il]", source[at:end]):
-                raise ValueError(f"bar_blind: a class holds i or l: {source[at:end]}")
+            if re.search(r"(?<!\\)[ilmwd]", source[at:end]):
+                raise ValueError(f"lookalike_blind: a class holds a letter: {source[at:end]}")
         elif source.startswith("(?P<", at):
             end = source.index(">", at) + 1
         elif source.startswith("(?", at):
             end = at + 2 + len(re.match(r"<?[:=!]", source[at + 2:]).group())  # type: ignore[union-attr]
         elif ch == "{":
             end = source.index("}", at) + 1
-        out.append("[il]" if ch in "il" else source[at:end])
+        out.append(_BLIND.get(ch, source[at:end]))
         at = end
     return "".join(out)
 
 
 # All bodies behind one `_LEAD`, for a lower-cased line: one match call per line instead of one
 # per rule, and no IGNORECASE (slow in `re`). Group `r<i>` names the rule; order is precedence.
-# `i` and `l` are one letter to it (`bar_blind`): the line is folded with both written `l`.
-INJECTION_LINE = re.compile(bar_blind(
+# It reads `i` and `l` as one letter, `rn` as `m`, … (`lookalike_blind`).
+INJECTION_LINE = re.compile(lookalike_blind(
     _LEAD + "(?:" + "|".join(f"(?P<r{i}>{row[2]})" for i, row in enumerate(_INJECTION_BODIES)) + ")"
 ))
+# The same words as the gate reads them (`blind_word`).
+INJECTION_OPENERS_BLIND = frozenset(blind_word(w) for w in INJECTION_OPENERS)
