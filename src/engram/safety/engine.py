@@ -254,11 +254,15 @@ def _line_rule(part: str) -> Rule | None:
 
 # Markdown and prose wrappers a line may open with before its words: headings, table cells,
 # quotes, list markers and task boxes, an HTML comment (hidden in a rendered view, not from a
-# model), emphasis, inline code, enumerations `1.` `(1)` `a)`. Then an optional short label of
-# up to three words (`Step 1:`, `Q:`, `Note to self:`). Both are anchored and linear.
+# model), emphasis, inline code, enumerations `1.` `(1)` `a)` `iv.`. Then an optional short
+# label of up to three words (`Step 1:`, `Q:`, `Note to self:`, `TODO(alice):`). Both are
+# anchored and linear.
 _WRAPPERS = re.compile(r"(?:[\s>#|*_~`+\u2022-]|<!--|\[[ xX]?\]|\(?\d{1,4}[.)]"
-                       r"|\(?[A-Za-z][.)](?=\s))+")
-_LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?: [\w'-]{1,24}){0,2} ?[:!] ")
+                       r"|\(?(?:[A-Za-z]|[ivx]{2,6}|[IVX]{2,6})[.)](?=\s))+")
+_LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?:\([^()]{0,40}\))?(?: [\w'-]{1,24}){0,2} ?[:!] ")
+# Anything before a line's first letter a model reads past: code comment markers (`//`, `;`,
+# `%`, `"""`), arrows, dashes, emoji and their `:shortcodes:`, HTML tags and entities, digits.
+_PREFIX = re.compile(r"(?:<[^<>]{0,80}>|&#?\w{1,10};|:[a-z_+-]{1,30}:|[\W\d_])+")
 
 
 def _readings(part: str) -> Iterator[str]:
@@ -274,11 +278,23 @@ MAX_CELLS = 34
 
 
 def _unwrapped(line: str) -> Iterator[str]:
+    """The line past its wrappers, and past a label; each also from its first letter."""
     m = _WRAPPERS.match(line)
     bare = line[m.end():] if m else line
-    yield bare
+    yield from _from_letter(bare)
     label = _LABEL.match(bare)
     if label is not None:
         rest = bare[label.end():]
         m = _WRAPPERS.match(rest)
-        yield rest[m.end():] if m else rest
+        yield from _from_letter(rest[m.end():] if m else rest)
+
+
+def _from_letter(line: str) -> Iterator[str]:
+    yield line
+    m = _PREFIX.match(line)
+    if m is not None and 0 < m.end() < len(line):
+        rest = line[m.end():]
+        yield rest
+        label = _LABEL.match(rest)
+        if label is not None:
+            yield rest[label.end():]
