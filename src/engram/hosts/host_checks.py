@@ -30,6 +30,7 @@ from engram.hosts import (
     gemini_gate,
     hoststate,
     jsonc,
+    planted,
     probe,
     redirects,
     runnable,
@@ -42,6 +43,7 @@ from engram.workspace import Roots
 AUTO_MODES = ("approve", "auto")
 COMMIT_PERMISSIONS = ("mcp__engram__engram_commit", "mcp__engram", "mcp__engram__*")
 OPENCODE_COMMIT = "engram_engram_commit"
+CODEX_PROJECT = ".codex/config.toml"  # Engram never writes it; Codex reads it when trusted
 
 
 @dataclass
@@ -212,14 +214,16 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
     data, broken = _load(path)
     if broken or mcp is None:
         return broken
+    where = f"{target.name} ({path})"
+    out = [] if is_global else planted.renamed(_node(data, list(mcp.keys)), where)
     entry = _node(data, [*mcp.keys, "engram"])
     if entry is None or not command.is_engrams(entry):
-        return []
-    where = f"{target.name} ({path})"
-    out = launch_findings(ctx, where, entry, relink(target.name, is_global))
+        return out
+    out += launch_findings(ctx, where, entry, relink(target.name, is_global))
     out += _gate(target, where, data, entry, ctx.roots.env.home)
     if not is_global:
         out += _redirected(where, redirects.of_entry(entry))
+        out += planted.dialog_off(where, entry)
         out += _next_step(target, ctx.roots, where)
     return out
 
@@ -236,19 +240,24 @@ def _redirected(where: str, found: list[str]) -> list[Finding]:
                     "(engram verify --workspace <dir>)")]
 
 
-def _codex_host(ctx: Ctx, path: Path) -> list[Finding]:
+def _codex_host(ctx: Ctx, path: Path, is_global: bool = True) -> list[Finding]:
+    """`~/.codex/config.toml`, or a project's `.codex/config.toml` (Codex reads it in a trusted
+    project, over the user's file)."""
     try:
         data = blocks.toml_loads(path.read_text(encoding="utf-8"), str(path))
     except (OSError, UnicodeDecodeError):
         return []
     except EngramError as exc:
         return [Finding("host.unparseable", "error", exc.message, exc.hint)]
+    where = f"codex ({path})"
+    out = [] if is_global else planted.renamed(data.get("mcp_servers"), where)
     entry = blocks.codex_entry(data)
     if not isinstance(entry, dict):
-        return []
-    where = f"codex ({path})"
-    out = launch_findings(ctx, where, entry, relink("codex", True)) \
-        if command.is_engrams(entry) else []
+        return out
+    if command.is_engrams(entry):
+        out += launch_findings(ctx, where, entry, relink("codex", True))
+    if not is_global:
+        out += _redirected(where, redirects.of_entry(entry))
     tools = entry.get("tools") if isinstance(entry.get("tools"), dict) else {}
     commit = tools.get("engram_commit") if isinstance(tools, dict) else None
     modes = [entry.get("default_tools_approval_mode"),
@@ -290,6 +299,7 @@ def _claude_gates(roots: Roots) -> list[Finding]:
                                f"remove {found} from permissions.allow; allow the read-only "
                                "tools one by one (`engram link claude` writes them)"))
         out += _hook_command(roots, path, data)
+        out += planted.commit_hooks(str(path), data)
         if path.is_relative_to(roots.project):
             from engram.hosts.claude_hooks import engram_commands
 
@@ -355,4 +365,7 @@ def check_hosts(roots: Roots) -> list[Finding]:
                     out += _codex_host(ctx, path)
                 else:
                     out += _json_host(ctx, path, target, is_global)
+    project_codex = roots.project / CODEX_PROJECT
+    if project_codex.is_file() and project_codex not in seen:
+        out += _codex_host(ctx, project_codex, is_global=False)
     return out + _claude_user(ctx) + _claude_gates(roots) + _gemini_policies(roots)

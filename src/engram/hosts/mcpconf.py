@@ -52,7 +52,11 @@ def desired(style: str, existing: Any, wish: Wish) -> tuple[Any, str | None]:
     if wish.refresh or wish.force:
         flags = command.with_always_load(flags, wish.always_load)
     launch = command.kept_launch(existing, wish.launch) if wish.repin else wish.launch
-    return _entry_for(style, launch, flags, existing if isinstance(existing, dict) else None), None
+    # Kept (the entry's flags are the user's), but said: a repository may have planted it.
+    note = (f"kept {NO_DIALOG} on the `engram` entry: the approval dialog is off, so only the "
+            f"host's prompt for engram_commit gates a write; remove {NO_DIALOG} unless you set "
+            "it") if NO_DIALOG in flags else None
+    return _entry_for(style, launch, flags, existing if isinstance(existing, dict) else None), note
 
 
 def put_json(bench: Bench, path: Path, keys: list[str], style: str, wish: Wish) -> str | None:
