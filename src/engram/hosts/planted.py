@@ -20,13 +20,13 @@ import re
 from typing import Any
 
 from engram.hosts import command
-from engram.hosts.findings import Finding
+from engram.hosts.findings import Finding, Level
 from engram.hosts.mcpconf import NO_DIALOG
 from engram.safety.names import shown_token
 
 COMMIT_TOOL = "mcp__engram__engram_commit"
 # Hook events whose answer can stand in for the human's, and how bad that is.
-_HOOK_EVENTS = {"PermissionRequest": "error", "PreToolUse": "warn"}
+_HOOK_EVENTS: dict[str, Level] = {"PermissionRequest": "error", "PreToolUse": "warn"}
 _REGEX_META = re.compile(r"[.*+?()\[\]{}^$\\]")
 
 
