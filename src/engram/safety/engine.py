@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import NamedTuple
 
-from engram.safety.lookalike import fold_digits, fold_letters
+from engram.safety.lookalike import fold_digits, fold_letters, fold_spacing
 from engram.safety.model import Rule
 from engram.safety.rules import (
     INJECTION_LINE,
@@ -241,8 +241,9 @@ def injection_lines(text: str) -> dict[int, Rule]:
 def _line_rule(part: str) -> Rule | None:
     """The first rule that flags one line, read as it is and as a model reads it past Markdown
     wrappers and a short label (`_readings`), then all again with digits and signs beside letters
-    read as the letters they draw (`1gnore`, `|gnore`: `lookalike.fold_digits`)."""
-    alike = fold_digits(part)
+    read as the letters they draw (`1gnore`, `|gnore`) and words joined or spaced out read as
+    words (`ignore-all-previous`, `I g n o r e`: `lookalike.fold_digits`, `fold_spacing`)."""
+    alike = fold_spacing(fold_digits(part))
     for reading in _readings(part) if alike == part else chain(_readings(part), _readings(alike)):
         if not _may_open_injection(reading):
             continue

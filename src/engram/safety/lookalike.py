@@ -11,9 +11,11 @@ instructіons` reads as the hijack to a model and to a reviewer. Two readings, b
   generated `lookalike_data`: Unicode's confusables and character names). Capital I, small l,
   digit one and bars all become `l`; the rules read `i` and `l` as one letter, and `rn`, `vv`,
   `cl` as `m`, `w`, `d` (`rules.lookalike_blind`).
-- `fold_digits`: a second reading with digits and signs beside letters read as the letters
-  they draw (`1gnore`, `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`); the line as
-  written is read first, and `10.`, `Step 1:` keep their digits (no letter beside them).
+- `fold_digits` and `fold_spacing`: a second reading with digits and signs beside letters read
+  as the letters they draw (`1gnore`, `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`), and
+  `-`, `_`, `.` between letters and letters spaced one by one read as the words they spell
+  (`ignore-all-previous`, `I g n o r e`); the line as written is read first, and `10.`,
+  `Step 1:` keep their digits (no letter beside them).
 
 Folding prose of other scripts only makes it unreadable to the rules, never a match: the rules
 still need whole English phrases (tests/fixtures/safety/negative.txt holds Russian, Greek,
@@ -60,6 +62,21 @@ def fold_digits(line: str) -> str:
     `0verride`, `|gnore`, `pr3v!ous`, `@ll`, `<5ystem>`): a second reading, tried after the line
     as written, so `<|im_start|>` keeps its bars there."""
     return _SIGN.sub(_sign, line)
+
+
+_JOINER = re.compile(r"(?<=[^\W\d_])[-_.](?=[^\W\d_])")
+# Three or more letters spaced one by one (`I g n o r e`); a wider gap ends the word.
+_SPACED = re.compile(r"(?<![^\W_])(?:[^\W\d_] ){2,}[^\W\d_](?![^\W_])")
+
+
+def fold_spacing(line: str) -> str:
+    """The line with `-`, `_`, `.` between letters read as spaces (`ignore-all-previous`,
+    `IGNORE_ALL`, `I-g-n-o-r-e`) and letters spaced one by one read as a word (`I g n o r e`)."""
+    return _SPACED.sub(_unspaced, _JOINER.sub(" ", line))
+
+
+def _unspaced(m: re.Match[str]) -> str:
+    return m.group().replace(" ", "")
 
 
 def _sign(m: re.Match[str]) -> str:
