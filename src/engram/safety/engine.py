@@ -227,30 +227,67 @@ def injection_lines(text: str) -> dict[int, Rule]:
 
     Each line is also split at the Unicode line breaks `str.splitlines` knows (CR, U+2028, …):
     a model reads those as new lines, so an instruction hidden after one starts a line too.
+    A line that opens like a hijack but does not finish one is also read joined with up to
+    `WRAP_LINES` lines that continue it (`Ignore all` / `previous instructions`): every line the
+    hijack then spans is flagged.
     """
     flagged: dict[int, Rule] = {}
-    for number, line in enumerate(normalize_for_injection(text).split("\n"), start=1):
-        for part in line.splitlines():
-            rule = _line_rule(part)
+    lines = normalize_for_injection(text).split("\n")
+    for at, line in enumerate(lines):
+        parts = line.splitlines()
+        for k, part in enumerate(parts):
+            rule, opens = _judge(part)
             if rule is not None:
-                flagged[number] = rule
+                flagged[at + 1] = rule
                 break
+            if opens:
+                wrapped = _wrapped(parts[k:], lines[at + 1:at + 1 + WRAP_LINES])
+                if wrapped is not None:
+                    rule, spans = wrapped
+                    flagged.update(dict.fromkeys(range(at + 1, at + 2 + spans), rule))
+                    break
     return flagged
 
 
-def _line_rule(part: str) -> Rule | None:
+WRAP_LINES = 2
+# A line that starts a block of its own (blank, heading, quote, list item, table row, fence) is
+# not the continuation of the line above.
+_NEW_BLOCK = re.compile(r"\s*(?:$|[#>|*+\u2022-]|\d{1,4}[.)]\s|```|~~~)")
+
+
+def _wrapped(head: list[str], after: list[str]) -> tuple[Rule, int] | None:
+    """The rule a hijack wrapped over the next lines matches, and how many of them it spans
+    (read once with every continuing line joined; the span is found only on a match)."""
+    tails: list[str] = []
+    for line in after:
+        if _NEW_BLOCK.match(line):
+            break
+        tails.append(" ".join(line.splitlines()))
+    if not tails or _judge(" ".join([*head, *tails]))[0] is None:
+        return None
+    for spans in range(1, len(tails) + 1):
+        rule, _ = _judge(" ".join([*head, *tails[:spans]]))
+        if rule is not None:
+            return rule, spans
+    return None
+
+
+def _judge(part: str) -> tuple[Rule | None, bool]:
     """The first rule that flags one line, read as it is and as a model reads it past Markdown
     wrappers and a short label (`_readings`), then all again with digits and signs beside letters
     read as the letters they draw (`1gnore`, `|gnore`) and words joined or spaced out read as
-    words (`ignore-all-previous`, `I g n o r e`: `lookalike.fold_digits`, `fold_spacing`)."""
+    words (`ignore-all-previous`, `I g n o r e`: `lookalike.fold_digits`, `fold_spacing`); and
+    whether any reading opened with a word a rule starts with."""
     alike = fold_spacing(fold_digits(part))
+    opens = False
     for reading in _readings(part) if alike == part else chain(_readings(part), _readings(alike)):
         if not _may_open_injection(reading):
             continue
+        opens = True
         m = INJECTION_LINE.match(reading.lower())
         if m is not None and m.lastgroup is not None:
-            return INJECTION_RULES[int(m.lastgroup[1:])]
-    return None
+            return INJECTION_RULES[int(m.lastgroup[1:])], True
+    return None, opens
 
 
 # Markdown and prose wrappers a line may open with before its words: headings, table cells,
