@@ -87,3 +87,19 @@ def test_a_bad_number_still_gets_the_json_envelope(
     code, out, _ = run_cli("load", "node", "--budget-tokens", "lots", "--json", capsys=capsys)
     doc = json.loads(out)
     assert code == 2 and doc["ok"] is False and doc["diagnostics"][0]["code"] == "usage.number"
+
+
+def test_a_score_too_small_to_print_says_so_instead_of_zero(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """In a one-memory store every task word is in every memory, so BM25 weighs it almost
+    nothing: the routed memory must not read as "score 0.00" (a new user's first search)."""
+    root = project / ".agents" / ".engram"
+    root.mkdir(parents=True)
+    put(root, "smoke-before-release", "rule", "- Run the smoke suite before a release.")
+    outs = [run_cli(*args, capsys=capsys)[1] for args in (
+        ("search", "smoke release"), ("route", "smoke release"),
+        ("load", "smoke release", "--explain"))]
+    for out in outs:
+        assert "smoke-before-release" in out and "<0.01" in out and "0.00" not in out, out
+    code, out, _ = run_cli("route", "smoke release", "--json", capsys=capsys)
+    assert 0 < json.loads(out)["data"]["entries"][0]["score"] < 0.005

@@ -54,25 +54,24 @@ def test_a_missing_programs_path_is_not_echoed(layout: Path,
     assert "paste" not in out, out
 
 
-def test_the_hook_program_is_not_echoed(layout: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    project = layout.parent.parent
-    (project / ".claude").mkdir()
-    hook = {"type": "command", "command": f"'/opt/{SAY}/engram' agent-hook --host claude"}
-    (project / ".claude/settings.json").write_text(json.dumps(
-        {"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
-    out = _doctor_texts(capsys)
-    assert "host.hook_missing" in out, out
-    assert "paste" not in out, out
+_HOOK = {"type": "command", "command": f"'/opt/{SAY}/engram' agent-hook --host claude"}
+_CLAUDE_SETTINGS = {
+    "hook-program": ({"hooks": {"SessionStart": [{"hooks": [_HOOK]}]}}, "host.hook_missing"),
+    "allow-rule": ({"permissions": {"allow": [f"mcp__engram__engram_commi[t {SAY}]"]}},
+                   "host.commit_allowlisted"),
+}
 
 
-def test_an_allow_rule_is_not_echoed(layout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("case", sorted(_CLAUDE_SETTINGS))
+def test_claude_settings_values_are_not_echoed(layout: Path, case: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The hook's program and a permissions.allow rule are the repository's text."""
+    settings, code = _CLAUDE_SETTINGS[case]
     project = layout.parent.parent
     (project / ".claude").mkdir()
-    rule = f"mcp__engram__engram_commi[t {SAY}]"
-    (project / ".claude/settings.json").write_text(json.dumps(
-        {"permissions": {"allow": [rule]}}))
+    (project / ".claude/settings.json").write_text(json.dumps(settings))
     out = _doctor_texts(capsys)
-    assert "host.commit_allowlisted" in out, out
+    assert code in out, out
     assert "paste" not in out, out
 
 

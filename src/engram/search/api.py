@@ -201,15 +201,16 @@ def _route(session: ReadSession, task: str) -> Outcome:
         m = got.memory
         if m is None or any(e["id"] == m.id and e["scope"] == m.scope for e in entries):
             continue
+        score = routed.score_of(k)
         entries.append({"id": m.id, "type": m.type, "scope": m.scope,
-                        "score": round(routed.score_of(k), 4)})
+                        "score": round(score, 4) or score})  # tiny stays tiny, not 0
     skips += [s for s in _unapproved_skips(router, reader, routed)
               if s is not None and s not in skips]
     lines = [f"task type: {kind.task_type} (confidence {kind.confidence})"]
     lines += [s.line for s in skips]
     if entries:
-        lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score {e['score']:.2f}"
-                  for i, e in enumerate(entries, 1)]
+        lines += [f"{i}. {e['id']} ({e['type']}, {e['scope']}) score "
+                  f"{explain_mod.shown_score(e['score'])}" for i, e in enumerate(entries, 1)]
     elif not skips:
         lines.append((explain_mod.no_root_text(roots)
                       or explain_mod.empty_text(routed)).rstrip("\n"))

@@ -25,6 +25,13 @@ MAX_LISTED = 20  # omitted candidates listed in text; data keeps up to MAX_DATA
 MAX_DATA = 100
 
 
+def shown_score(score: float) -> str:
+    """A BM25 score for people: two decimals, or `<0.01` for a positive score that rounds to
+    zero (in a small store whose memories all hold the task's words, BM25 weighs them almost
+    nothing; the order still holds)."""
+    return "<0.01" if 0 < score < 0.005 else f"{score:.2f}"
+
+
 def _tier(key: str, memory_id: str, pack: Pack) -> str:
     if key in pack.body_keys:
         return "body"
@@ -38,7 +45,8 @@ def data(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch) -> di
     selected = []
     for m in memories:
         c = cands.get(m.key)
-        entry: dict[str, Any] = {"key": m.key, "score": round(c.score, 4) if c else 0.0,
+        score = (round(c.score, 4) or c.score) if c else 0.0  # a tiny score stays tiny, not 0
+        entry: dict[str, Any] = {"key": m.key, "score": score,
                                  "matched": list(c.matched) if c else [],
                                  "tier": _tier(m.key, m.id, pack)}
         if m.key in routed.selection.prereq_of:
@@ -82,7 +90,7 @@ def render(routed: Routed, pack: Pack, memories: list[Memory], vouch: Vouch, *, 
     info = {e["key"]: e for e in data(routed, pack, memories, vouch)["selected"]}
     for m in memories:
         e = info[m.key]
-        why = f"score {e['score']:.2f}, matched {', '.join(e['matched']) or '-'}"
+        why = f"score {shown_score(e['score'])}, matched {', '.join(e['matched']) or '-'}"
         if "prerequisite_of" in e:
             why = f"prerequisite of {e['prerequisite_of']}"
         elif "sibling_of" in e:
@@ -162,12 +170,13 @@ def search_line(c: Candidate, got: Read, terms: list[str]) -> str:
     anything that writes the workspace could rewrite); a refused file shows why instead."""
     m = got.memory
     if m is None:
-        return f"{got.skip.line if got.skip else 'SKIPPED: unreadable'} (score {c.score:.2f})"
+        skipped = got.skip.line if got.skip else "SKIPPED: unreadable"
+        return f"{skipped} (score {shown_score(c.score)})"
     flags = "".join(f" [{f}]" for f in (
         "low confidence" if m.confidence == "low" else "",
         m.lifecycle if m.lifecycle != "active" else "",
         "working note" if m.is_note else "") if f)
-    head = f"{m.id} ({m.type}, {m.scope}) {c.score:.2f}{flags}"
+    head = f"{m.id} ({m.type}, {m.scope}) {shown_score(c.score)}{flags}"
     return f"{head}: {snippet(m, c.matched or terms)}"
 
 
