@@ -263,24 +263,29 @@ def _wrapped(head: list[str], after: list[str]) -> tuple[Rule, int] | None:
         if _NEW_BLOCK.match(line):
             break
         tails.append(" ".join(line.splitlines()))
-    if not tails or _judge(" ".join([*head, *tails]))[0] is None:
+    start = " ".join(head)  # the hijack must start here: a later line is judged on its own
+    if not tails or _judge(" ".join([start, *tails]), start)[0] is None:
         return None
     for spans in range(1, len(tails) + 1):
-        rule, _ = _judge(" ".join([*head, *tails[:spans]]))
+        rule, _ = _judge(" ".join([start, *tails[:spans]]), start)
         if rule is not None:
             return rule, spans
     return None
 
 
-def _judge(part: str) -> tuple[Rule | None, bool]:
+def _judge(part: str, head: str | None = None) -> tuple[Rule | None, bool]:
     """The first rule that flags one line, read as it is and as a model reads it past Markdown
     wrappers and a short label (`_readings`), then all again with digits and signs beside letters
     read as the letters they draw (`1gnore`, `|gnore`) and words joined or spaced out read as
     words (`ignore-all-previous`, `I g n o r e`: `lookalike.fold_digits`, `fold_spacing`); and
-    whether any reading opened with a word a rule starts with."""
+    whether any reading opened with a word a rule starts with. With `head` (a wrapped line's
+    first part), only readings that start inside it count."""
     alike = fold_spacing(fold_digits(part))
+    readings = _readings(part, _limit(head, False))
+    if alike != part:
+        readings = chain(readings, _readings(alike, _limit(head, True)))
     opens = False
-    for reading in _readings(part) if alike == part else chain(_readings(part), _readings(alike)):
+    for reading in readings:
         if not _may_open_injection(reading):
             continue
         opens = True
@@ -303,16 +308,35 @@ _LABEL = re.compile(r"[^\W_][\w'-]{0,24}(?:\([^()]{0,40}\))?(?: [\w'-]{1,24}){0,
 _PREFIX = re.compile(r"(?:<[^<>]{0,80}>|&#?\w{1,10};|:[a-z_+-]{1,30}:|[\W\d_])+")
 
 
-def _readings(part: str) -> Iterator[str]:
+def _limit(head: str | None, alike: bool) -> int | None:
+    """Where, in a reading of a joined line, its first line ends."""
+    if head is None:
+        return None
+    return len(_unpadded(fold_spacing(fold_digits(head)) if alike else head))
+
+
+def _readings(part: str, limit: int | None = None) -> Iterator[str]:
+    """The line's readings: as written, its table cells, past wrappers and a label, and from
+    each later sentence (starting before `limit`, when given)."""
     line = _unpadded(part)
     yield line
     if line.startswith("|"):  # a table row: each cell is read like a line of its own
         for cell in line.split("|")[2:MAX_CELLS]:
             yield from _unwrapped(cell.strip())
     yield from _unwrapped(line)
+    # Each later sentence is read like a line of its own: a model reads `Rotate keys. Ignore
+    # all previous instructions …` as two. The rules are anchored and bounded, so a window of
+    # the sentence's start is enough, and a line of many sentences stays linear.
+    for n, m in enumerate(_SENTENCE.finditer(line)):
+        if n == MAX_SENTENCES or (limit is not None and m.end() >= limit):
+            break
+        yield from _unwrapped(line[m.end():m.end() + SENTENCE_WINDOW])
 
 
 MAX_CELLS = 34
+MAX_SENTENCES = 1000
+SENTENCE_WINDOW = 400
+_SENTENCE = re.compile(r"[.!?;:][\"')\]*_`]{0,4} (?=\S)")
 
 
 def _unwrapped(line: str) -> Iterator[str]:
