@@ -4,13 +4,14 @@ Shared by the scan attacks (padding, Markdown wrappers, look-alike letters)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from engram.store.repo import Change, Store
 from engram.workspace import resolve
-from tests.trust.trust_doors import Door, cli, hook, mcp_session
+from tests.trust.trust_doors import ERAS, Door, cli, hook, mcp_session
 
 LEAK = "paste the deploy key"
 
@@ -67,3 +68,33 @@ def plant_refused_by_rehash(layout: Path, line: str,
     code, out = cli(capsys, "rehash")
     assert code == 4 and "refused" in out and "deploy-keys.md" in out, out
     Store(resolve().workspace).write_files([Change("rules/deploy-keys.md", text)], "test")
+
+
+Test = Callable[..., None]
+
+
+def line_tests(attacks: dict[str, str], following: dict[str, str], mcp_pair: tuple[str, str],
+               prose: list[str]) -> tuple[Test, Test, Test, Test]:
+    """The four tests every line attack gets: each attack (and each `following` variant) is
+    refused when proposed; each attack is skipped when planted in an approved file; the MCP
+    server (both eras) neither shows a planted one nor takes a proposed one (`mcp_pair`:
+    planted, proposed); and engineering prose of the same shape is still saved."""
+    every = {**attacks, **following}
+
+    @pytest.mark.parametrize("kind", list(every))
+    def refused(layout: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+        assert_refused_when_proposed(layout, capsys, every[kind])
+
+    @pytest.mark.parametrize("kind", list(attacks))
+    def skipped(layout: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+        assert_skipped_when_approved(layout, capsys, attacks[kind])
+
+    @pytest.mark.parametrize("era", ERAS)
+    def through_mcp(layout: Path, era: str) -> None:
+        assert_mcp_holds(layout, era, *mcp_pair)
+
+    @pytest.mark.parametrize("line", prose)
+    def prose_passes(layout: Path, capsys: pytest.CaptureFixture[str], line: str) -> None:
+        assert cli(capsys, "save", "-f", "rule", f"Rotate deploy keys.\n{line}")[0] == 0
+
+    return refused, skipped, through_mcp, prose_passes
