@@ -136,3 +136,33 @@ def test_plain_entries_and_unrelated_hooks_are_not_reported(
     for code in ("host.renamed_server", "host.dialog_off", "host.commit_hook",
                  "host.codex_autoapprove"):
         assert code not in codes, codes
+
+
+@pytest.mark.parametrize("how", ["json-agent", "json-agent-string", "markdown-agent"])
+def test_doctor_reports_an_opencode_agent_that_allows_commit(
+        layout: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    """OpenCode's per-agent `permission` overrides the global ask rule Engram writes."""
+    project = layout.parent.parent
+    config: dict[str, Any] = {"mcp": {"engram": {"type": "local", "command": ["engram-mcp"]}},
+                              "permission": {"engram_engram_commit": "ask"}}
+    if how == "json-agent":
+        config["agent"] = {"build": {"permission": {"engram_*": "allow"}}}
+    elif how == "json-agent-string":
+        config["agent"] = {"build": {"permission": "allow"}}
+    else:
+        _plant(project, ".opencode/agent/build.md",
+               "---\ndescription: builds\npermission:\n  engram_engram_commit: allow\n"
+               "---\nBuild.\n")
+    _plant(project, "opencode.json", config)
+    found = [f for f in _findings(capsys) if f["code"] == "host.opencode_commit_allowed"]
+    assert found and found[0]["level"] == "error", found
+
+
+def test_an_opencode_agent_that_keeps_asking_is_not_reported(
+        layout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = layout.parent.parent
+    _plant(project, "opencode.json", {
+        "mcp": {"engram": {"type": "local", "command": ["engram-mcp"]}},
+        "permission": {"engram_engram_commit": "ask"},
+        "agent": {"plan": {"permission": {"edit": "deny"}}}})
+    assert "host.opencode_commit_allowed" not in _codes(capsys)

@@ -149,12 +149,16 @@ def opencode_commit_decision(permission: Any) -> str:
     return decision
 
 
-def _gate(target: Target, where: str, data: Any, entry: Any, home: Path) -> list[Finding]:
-    if target.name == "opencode" and opencode_commit_decision(data.get("permission")) == "allow":
+def _gate(target: Target, path: Path, data: Any, entry: Any, home: Path) -> list[Finding]:
+    where = f"{target.name} ({path})"
+    if target.name == "opencode":
+        agents = planted.opencode_agents(where, data, _markdown_agents(path))
+        if opencode_commit_decision(data.get("permission")) != "allow":
+            return agents
         return [Finding("host.opencode_commit_allowed", "error",
                         f"{where}: OpenCode runs {OPENCODE_COMMIT} without asking",
                         f'add "permission": {{"{OPENCODE_COMMIT}": "ask"}} as the last '
-                        "permission rule (`engram link opencode` writes it)")]
+                        "permission rule (`engram link opencode` writes it)"), *agents]
     if target.name != "gemini" or gemini_gate.has_engram_policy(home):
         return []  # Engram's user policy outranks trust and tools.allowed (gemini_gate.py)
     out = []
@@ -170,6 +174,21 @@ def _gate(target: Target, where: str, data: Any, entry: Any, home: Path) -> list
                            "engram_commit run unasked",
                            "remove it, or run `engram link --global gemini` (its policy asks "
                            "for commit above tools.allowed)"))
+    return out
+
+
+def _markdown_agents(config_file: Path) -> dict[str, str]:
+    """OpenCode's Markdown agents beside its config (`.opencode/agent/*.md` in a project,
+    `~/.config/opencode/agent/*.md` for the user's): name -> text."""
+    config = config_file.parent
+    folders = [config / d / sub for d in (".opencode", ".") for sub in ("agent", "agents")]
+    out: dict[str, str] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+            try:
+                out.setdefault(path.stem, path.read_text(encoding="utf-8")[:20_000])
+            except (OSError, UnicodeDecodeError):
+                continue
     return out
 
 
@@ -220,7 +239,7 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
     if entry is None or not command.is_engrams(entry):
         return out
     out += launch_findings(ctx, where, entry, relink(target.name, is_global))
-    out += _gate(target, where, data, entry, ctx.roots.env.home)
+    out += _gate(target, path, data, entry, ctx.roots.env.home)
     if not is_global:
         out += _redirected(where, redirects.of_entry(entry))
         out += planted.dialog_off(where, entry)

@@ -16,6 +16,7 @@ Pure: parsed settings in, findings out. Names and matchers are printed as plain 
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -102,3 +103,45 @@ def commit_hooks(path: str, data: Any) -> list[Finding]:
                                f"{COMMIT_TOOL}, unless you wrote it for that"))
             break
     return out
+
+
+OPENCODE_COMMIT = "engram_engram_commit"
+# `permission:` set to allow, or an `engram_…` rule set to allow, in a Markdown agent's front
+# matter (YAML, read by line: only these two shapes are looked for).
+_MD_ALLOW = re.compile(r"(?m)^\s*(?:permission|[\"']?engram[\w*]*[\"']?)\s*:\s*[\"']?allow\b")
+
+
+def opencode_agent_allows(permission: Any) -> bool:
+    """Whether an OpenCode agent's own `permission` allows engram_commit: a string `allow`, or
+    allow from its last rule that matches the tool (no matching rule inherits the global one)."""
+    if isinstance(permission, str):
+        return permission == "allow"
+    decision = None
+    if isinstance(permission, dict):
+        for pattern, value in permission.items():
+            if fnmatch.fnmatchcase(OPENCODE_COMMIT, str(pattern)):
+                decision = value if isinstance(value, str) else (
+                    "allow" if isinstance(value, dict) and "allow" in value.values() else "ask")
+    return decision == "allow"
+
+
+def opencode_agents(where: str, data: Any, markdown: dict[str, str]) -> list[Finding]:
+    """OpenCode agents (in the config, or Markdown files by name) whose permission lets
+    engram_commit run unasked, over the global ask rule."""
+    agents = data.get("agent") if isinstance(data, dict) else None
+    names = [str(name) for name, agent in (agents.items() if isinstance(agents, dict) else ())
+             if isinstance(agent, dict) and opencode_agent_allows(agent.get("permission"))]
+    names += [name for name, text in markdown.items() if _MD_ALLOW.search(_front(text))]
+    return [Finding("host.opencode_commit_allowed", "error",
+                    f"{where}: the OpenCode agent {shown_token(name)} runs {OPENCODE_COMMIT} "
+                    "without asking (an agent's permission overrides the global one)",
+                    f"remove the agent's allow rule for {OPENCODE_COMMIT}, or add "
+                    f'"{OPENCODE_COMMIT}": "ask" as its last permission rule')
+            for name in names]
+
+
+def _front(text: str) -> str:
+    if not text.startswith("---"):
+        return ""
+    end = text.find("\n---", 3)
+    return text[3:end] if end != -1 else ""
