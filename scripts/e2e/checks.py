@@ -224,7 +224,7 @@ def check_error(s: Session) -> Result:
     return "PASS", f"model got {quote(error.group(0), 90)} + {quote(fix.group(0), 90)}"
 
 
-def _words(got: str) -> tuple[bool, str]:
+def proposal_words(got: str) -> tuple[bool, str]:
     """Does a proposal result give the model one approval token and the sentence naming the
     proposal's three words, the token's first three? (ok, evidence)"""
     tokens = set(re.findall(r"approval_token\W{1,4}([A-Za-z0-9_-]{16,})", engram_part(got)))
@@ -245,7 +245,7 @@ def check_words(s: Session) -> Result:
     got, bad = _call_result(s, "save")
     if got is None:
         return bad or ("FAIL", "")
-    ok, evidence = _words(got)
+    ok, evidence = proposal_words(got)
     return ("PASS" if ok else "FAIL"), evidence
 
 
@@ -253,7 +253,7 @@ def check_note(s: Session) -> Result:
     got, bad = _call_result(s, "note")
     if got is None:
         return bad or ("FAIL", "")
-    ok, evidence = _words(got)
+    ok, evidence = proposal_words(got)
     if not ok:
         return "FAIL", evidence
     return _carries(s, "note", got, proj.NOTED.marker, "the note's text")
