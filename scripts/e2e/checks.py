@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from . import project as proj
@@ -83,13 +84,28 @@ def check_tools(s: Session) -> Result:
     return "PASS", f"{len(listed)}/{len(s.server_tools)} tools listed"
 
 
-def _call_result(s: Session, step: str) -> tuple[str | None, Result | None]:
-    """What the model received for the scripted call named `step`, or why it got nothing."""
+def _received(s: Session, step: str) -> str | None:
+    """What the model received for the scripted call named `step` (None: nothing)."""
     results = _results(s)
     index = s.steps.index(step)
-    if len(results) <= index:
-        return None, ("FAIL", f"no result for the scripted {step} call reached the model")
-    return results[index], None
+    return results[index] if len(results) > index else None
+
+
+def _missing(step: str) -> Result:
+    return "FAIL", f"no result for the scripted {step} call reached the model"
+
+
+Check = Callable[[Session], Result]
+
+
+def on_result(step: str) -> Callable[[Callable[[Session, str], Result]], Check]:
+    """A check of what the model received for the scripted call `step`: FAIL when nothing."""
+    def wrap(check: Callable[[Session, str], Result]) -> Check:
+        def run(s: Session) -> Result:
+            got = _received(s, step)
+            return _missing(step) if got is None else check(s, got)
+        return run
+    return wrap
 
 
 def _carries(s: Session, step: str, got: str, marker: str, what: str,
@@ -107,17 +123,13 @@ def _carries(s: Session, step: str, got: str, marker: str, what: str,
     return "PASS", f"model got {quote(got, 120)}"
 
 
-def check_load(s: Session) -> Result:
-    got, bad = _call_result(s, "load")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("load")
+def check_load(s: Session, got: str) -> Result:
     return _carries(s, "load", got, proj.RULE.marker, "the rule's body")
 
 
-def check_save(s: Session) -> Result:
-    got, bad = _call_result(s, "save")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("save")
+def check_save(s: Session, got: str) -> Result:
     guidance = bool(re.search(r"human", got, re.IGNORECASE)) and "engram_commit" in got
     return _carries(s, "save", got, proj.SAVED.marker, "the candidate's text", guidance)
 
@@ -137,10 +149,8 @@ def engram_part(received: str) -> str:
     return re.sub(r"</?untrusted_context>\n?", "", text).strip()
 
 
-def check_budget(s: Session) -> Result:
-    got, bad = _call_result(s, "budget")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("budget")
+def check_budget(s: Session, got: str) -> Result:
     part = engram_part(got)
     if proj.RULE_ID not in part:
         return "FAIL", f"no Engram pack came back; model got {quote(got)}"
@@ -194,10 +204,8 @@ def _snippet_of(text: str, got: str) -> bool:
     return any(run in got for run in runs)
 
 
-def check_search(s: Session) -> Result:
-    got, bad = _call_result(s, "search")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("search")
+def check_search(s: Session, got: str) -> Result:
     if len(s.search_ids) != len(proj.STORED):
         return "FAIL", (f"inconclusive: the server's own engram_search found {s.search_ids}, "
                         f"expected the {len(proj.STORED)} stored memories")
@@ -210,10 +218,8 @@ def check_search(s: Session) -> Result:
     return "PASS", f"{len(s.search_ids)} ids with snippets; model got {quote(got, 120)}"
 
 
-def check_error(s: Session) -> Result:
-    got, bad = _call_result(s, "error")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("error")
+def check_error(s: Session, got: str) -> Result:
     text = readable(got)
     error = re.search(rf"^error: .*{re.escape(proj.BAD_ID)}.*$", text, re.MULTILINE)
     fix = re.search(r"^fix: \S.*$", text, re.MULTILINE)
@@ -241,18 +247,14 @@ def proposal_words(got: str) -> tuple[bool, str]:
     return True, f"words {' '.join(words)}, token {token[:len('-'.join(words)) + 6]}…"
 
 
-def check_words(s: Session) -> Result:
-    got, bad = _call_result(s, "save")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("save")
+def check_words(s: Session, got: str) -> Result:
     ok, evidence = proposal_words(got)
     return ("PASS" if ok else "FAIL"), evidence
 
 
-def check_note(s: Session) -> Result:
-    got, bad = _call_result(s, "note")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("note")
+def check_note(s: Session, got: str) -> Result:
     ok, evidence = proposal_words(got)
     if not ok:
         return "FAIL", evidence
@@ -271,12 +273,11 @@ def _stopped(s: Session, tool: str) -> str | None:
 
 
 def check_commit(s: Session) -> Result:
-    got, bad = _call_result(s, "commit")
+    got = _received(s, "commit")
     if got is None:
-        stopped = _stopped(s, "engram_commit")
-        if stopped is None:
-            return bad or ("FAIL", "")
-        got = stopped
+        got = _stopped(s, "engram_commit")
+        if got is None:
+            return _missing("commit")
     written = sorted(k for k in s.store_after if s.store_before.get(k) != s.store_after[k])
     if written:
         return "FAIL", f"commit ran without a human and wrote {', '.join(written)}; " \
