@@ -16,7 +16,7 @@ from .session import Session, Turn
 
 Result = tuple[str, str]
 SCENARIOS = ("tools", "hooks", "load", "save", "words", "budget", "search", "error", "note",
-             "commit", "once", "resume")
+             "resource", "commit", "once", "resume")
 TITLES = {
     "tools": "all Engram tools listed to the model",
     "hooks": "hook packs in front of the model (Claude)",
@@ -30,6 +30,8 @@ TITLES = {
     "error": f"engram_load of an unknown id ({proj.BAD_ID}): the error and its fix: line reach "
              "the model",
     "note": "engram_note result carries the note's text, its approval token and words, once",
+    "resource": "the host's own resource reader, given the rule's engram://memory/<id>, "
+                "carries the rule's body, once",
     "commit": "headless engram_commit refused, nothing written",
     "once": "hooks inject a memory body once per session: two prompts, one process (Claude)",
     "resume": "… and still once after `claude --resume` of that session (Claude)",
@@ -261,6 +263,11 @@ def check_note(s: Session, got: str) -> Result:
     return _carries(s, "note", got, proj.NOTED.marker, "the note's text")
 
 
+@on_result("resource")
+def check_resource(s: Session, got: str) -> Result:
+    return _carries(s, "resource", got, proj.RULE.marker, "the rule's body")
+
+
 def _stopped(s: Session, tool: str) -> str | None:
     """The host's own words when it ended the turn at `tool` instead of returning a result."""
     called = any(r.get("answered") == tool for r in s.turns[0].requests)
@@ -373,8 +380,8 @@ def check_resume(s: Session) -> Result:
 
 CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
           "words": check_words, "budget": check_budget, "search": check_search,
-          "error": check_error, "note": check_note, "commit": check_commit, "once": check_once,
-          "resume": check_resume}
+          "error": check_error, "note": check_note, "resource": check_resource,
+          "commit": check_commit, "once": check_once, "resume": check_resume}
 
 
 def judge(s: Session) -> dict[str, Result]:

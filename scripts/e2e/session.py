@@ -50,6 +50,7 @@ class Session:
     error: str = ""
 
 
+MEMORY_URI = "engram://memory/"  # + id: one memory, as the server's resource template says
 SEARCH = Call("engram_search", {"query": proj.SEARCH_QUERY})
 # The model's scripted calls before engram_commit, each named for the scenario that reads its
 # result (`words` reads the `save` result).
@@ -144,19 +145,25 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
                 if step in REFERENCE:
                     s.reference[step] = content_text(server.call(call.tool, call.args))
             found = server.call("engram_search", SEARCH.args)
+            entries = ((found.get("structuredContent") or {}).get("data") or {}).get(
+                "entries") or []
+            s.search_ids = [str(e.get("id", "")) for e in entries]
+            rule_uri = MEMORY_URI + next(i for i in s.search_ids if i.startswith(proj.RULE_ID))
+            s.reference["resource"] = "\n".join(
+                str(c.get("text", "")) for c in
+                server.request("resources/read", {"uri": rule_uri}).get("contents") or [])
             minted = server.call("engram_save", {"text": proj.COMMITTED.text, "type": "rule"})
-        entries = ((found.get("structuredContent") or {}).get("data") or {}).get("entries") or []
-        s.search_ids = [str(e.get("id", "")) for e in entries]
         token = approval_token(minted)
         items = ((minted.get("structuredContent") or {}).get("data") or {}).get("items") or []
         s.commit_target = str(items[0].get("id", "")) if items else ""
         s.store_before = proj.store_files(ctx.project)
-    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
-        s.error = f"setup: {exc}"
+    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError,
+            StopIteration) as exc:
+        s.error = f"setup: {exc!r}"
         return s
     # engram_commit comes last: a host that refuses it may end the turn there (OpenCode).
-    script = [*SCRIPT, ("commit", Call("engram_commit", {"approval_token": token,
-                                                         "approve": "all"}))]
+    script = [*SCRIPT, ("resource", host.api.read_resource(rule_uri)),
+              ("commit", Call("engram_commit", {"approval_token": token, "approve": "all"}))]
     s.steps = [step for step, _ in script]
     model.script = [call for _, call in script]
     first = [proj.PROMPT_1, proj.PROMPT_2] if host.hooks else [proj.PROMPT_1]
