@@ -157,3 +157,16 @@ def test_readable_unwraps_a_gemini_error_dump_of_the_mcp_result() -> None:
     received = json.dumps({"error": "MCP tool 'engram_load' reported tool error for function "
                                     "call: {} with response: " + json.dumps(result)})
     assert "\nfix: search first" in readable(received)
+
+
+@pytest.mark.parametrize(("api", "name"), [
+    ("anthropic", "ReadMcpResourceTool"), ("responses", "read_mcp_resource"),
+    ("gemini", "read_mcp_resource"), ("chat", "read_mcp_resource")])
+def test_a_host_tool_call_keeps_the_host_name_outside_the_engram_namespace(
+        api: str, name: str) -> None:
+    wire = API_BY_NAME[api]
+    call = wire.read_resource("engram://memory/x")
+    reply = wire.reply(call, "", 1, stream=False).decode()
+    assert f'"{name}"' in reply and "engram://memory/x" in reply
+    assert "mcp__engram" not in reply and "mcp_engram_" not in reply
+    assert ("server" in call.args) == (api != "gemini")  # Gemini's reader takes only the uri
