@@ -71,6 +71,24 @@ def _server(ctx: Ctx) -> Server:
     return Server([str(ctx.engram_bin / "engram-mcp")], ctx.project, env)
 
 
+def _reference(server: Server, s: Session) -> str:
+    """The server's own answers the checks compare with (texts, the ids its search finds);
+    returns the rule's resource URI."""
+    for step, call in SCRIPT:
+        if step in REFERENCE:
+            s.reference[step] = content_text(server.call(call.tool, call.args))
+    found = server.call(SEARCH.tool, SEARCH.args)
+    entries = ((found.get("structuredContent") or {}).get("data") or {}).get("entries") or []
+    s.search_ids = [str(e.get("id", "")) for e in entries]
+    rule = [i for i in s.search_ids if i.startswith(proj.RULE_ID)]
+    if not rule:
+        raise RuntimeError(f"the server's own engram_search did not find the rule: "
+                           f"{content_text(found)[:300]}")
+    uri = MEMORY_URI + rule[0]
+    s.reference["resource"] = server.read(uri)
+    return uri
+
+
 def _run_host(host: Host, ctx: Ctx, model: MockModel, record: Path, prompts: list[str],
               resume: str | None, timeout: int) -> Turn:
     model.record = record
@@ -141,25 +159,14 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
                                       link_env)
         with _server(ctx) as server:
             s.server_tools = server.tool_names()
-            for step, call in SCRIPT:
-                if step in REFERENCE:
-                    s.reference[step] = content_text(server.call(call.tool, call.args))
-            found = server.call("engram_search", SEARCH.args)
-            entries = ((found.get("structuredContent") or {}).get("data") or {}).get(
-                "entries") or []
-            s.search_ids = [str(e.get("id", "")) for e in entries]
-            rule_uri = MEMORY_URI + next(i for i in s.search_ids if i.startswith(proj.RULE_ID))
-            s.reference["resource"] = "\n".join(
-                str(c.get("text", "")) for c in
-                server.request("resources/read", {"uri": rule_uri}).get("contents") or [])
+            rule_uri = _reference(server, s)
             minted = server.call("engram_save", {"text": proj.COMMITTED.text, "type": "rule"})
         token = approval_token(minted)
         items = ((minted.get("structuredContent") or {}).get("data") or {}).get("items") or []
         s.commit_target = str(items[0].get("id", "")) if items else ""
         s.store_before = proj.store_files(ctx.project)
-    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError,
-            StopIteration) as exc:
-        s.error = f"setup: {exc!r}"
+    except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
+        s.error = f"setup: {exc}"
         return s
     # engram_commit comes last: a host that refuses it may end the turn there (OpenCode).
     script = [*SCRIPT, ("resource", host.api.read_resource(rule_uri)),
