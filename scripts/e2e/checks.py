@@ -8,20 +8,30 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from . import project as proj
 from .session import Session, Turn
 
 Result = tuple[str, str]
-SCENARIOS = ("tools", "hooks", "load", "save", "budget", "commit", "once", "resume")
+SCENARIOS = ("tools", "hooks", "load", "save", "words", "budget", "search", "error", "note",
+             "resource", "commit", "once", "resume")
 TITLES = {
     "tools": "all Engram tools listed to the model",
     "hooks": "hook packs in front of the model (Claude)",
     "load": "engram_load result carries the memory body, once",
     "save": "engram_save result carries candidate text + approval guidance, once",
+    "words": "engram_save result carries the approval token and the sentence naming its three "
+             "words, which start that token",
     "budget": f"engram_load with budget_tokens {proj.BUDGET}: the Engram part of what the model "
               "received fits it (ceil(chars/4))",
+    "search": "engram_search result carries each hit's id and a snippet of its text",
+    "error": f"engram_load of an unknown id ({proj.BAD_ID}): the error and its fix: line reach "
+             "the model",
+    "note": "engram_note result carries the note's text, its approval token and words, once",
+    "resource": "the host's own resource reader, given the rule's engram://memory/<id>, "
+                "carries the rule's body, once",
     "commit": "headless engram_commit refused, nothing written",
     "once": "hooks inject a memory body once per session: two prompts, one process (Claude)",
     "resume": "… and still once after `claude --resume` of that session (Claude)",
@@ -41,8 +51,7 @@ def _main_requests(s: Session, turn: Turn) -> list[dict[str, Any]]:
 
 
 def _results(s: Session) -> list[str]:
-    """Tool results the model received in the first run, in call order (load, save, budgeted
-    load, commit)."""
+    """Tool results the model received in the first run, in call order (`s.steps`)."""
     main = _main_requests(s, s.turns[0]) if s.turns else []
     return s.host.api.results(main[-1]["body"]) if main else []
 
@@ -77,16 +86,33 @@ def check_tools(s: Session) -> Result:
     return "PASS", f"{len(listed)}/{len(s.server_tools)} tools listed"
 
 
-def _call_result(s: Session, index: int, tool: str) -> tuple[str | None, Result | None]:
+def _received(s: Session, step: str) -> str | None:
+    """What the model received for the scripted call named `step` (None: nothing)."""
     results = _results(s)
-    if len(results) <= index:
-        return None, ("FAIL", f"no result for the scripted {tool} reached the model")
-    return results[index], None
+    index = s.steps.index(step)
+    return results[index] if len(results) > index else None
 
 
-def _carries(s: Session, tool: str, got: str, marker: str, what: str,
+def _missing(step: str) -> Result:
+    return "FAIL", f"no result for the scripted {step} call reached the model"
+
+
+Check = Callable[[Session], Result]
+
+
+def on_result(step: str) -> Callable[[Callable[[Session, str], Result]], Check]:
+    """A check of what the model received for the scripted call `step`: FAIL when nothing."""
+    def wrap(check: Callable[[Session, str], Result]) -> Check:
+        def run(s: Session) -> Result:
+            got = _received(s, step)
+            return _missing(step) if got is None else check(s, got)
+        return run
+    return wrap
+
+
+def _carries(s: Session, step: str, got: str, marker: str, what: str,
              extra: bool = True) -> Result:
-    sent = s.reference.get(tool, "").count(marker)
+    sent = s.reference.get(step, "").count(marker)
     seen = got.count(marker)
     if seen == 0:
         return "FAIL", f"{what} ({marker}) not received; model got {quote(got)}"
@@ -99,19 +125,15 @@ def _carries(s: Session, tool: str, got: str, marker: str, what: str,
     return "PASS", f"model got {quote(got, 120)}"
 
 
-def check_load(s: Session) -> Result:
-    got, bad = _call_result(s, 0, "engram_load")
-    if got is None:
-        return bad or ("FAIL", "")
-    return _carries(s, "engram_load", got, proj.RULE.marker, "the rule's body")
+@on_result("load")
+def check_load(s: Session, got: str) -> Result:
+    return _carries(s, "load", got, proj.RULE.marker, "the rule's body")
 
 
-def check_save(s: Session) -> Result:
-    got, bad = _call_result(s, 1, "engram_save")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("save")
+def check_save(s: Session, got: str) -> Result:
     guidance = bool(re.search(r"human", got, re.IGNORECASE)) and "engram_commit" in got
-    return _carries(s, "engram_save", got, proj.SAVED.marker, "the candidate's text", guidance)
+    return _carries(s, "save", got, proj.SAVED.marker, "the candidate's text", guidance)
 
 
 def engram_part(received: str) -> str:
@@ -129,10 +151,8 @@ def engram_part(received: str) -> str:
     return re.sub(r"</?untrusted_context>\n?", "", text).strip()
 
 
-def check_budget(s: Session) -> Result:
-    got, bad = _call_result(s, 2, "engram_load")
-    if got is None:
-        return bad or ("FAIL", "")
+@on_result("budget")
+def check_budget(s: Session, got: str) -> Result:
     part = engram_part(got)
     if proj.RULE_ID not in part:
         return "FAIL", f"no Engram pack came back; model got {quote(got)}"
@@ -140,6 +160,112 @@ def check_budget(s: Session) -> Result:
     verdict = "PASS" if tokens <= proj.BUDGET else "FAIL"
     body = "with" if proj.RULE.marker in part else "without"
     return verdict, f"{tokens} tokens received for a budget of {proj.BUDGET} ({body} the body)"
+
+
+# Gemini CLI reports a tool error as {"error": "MCP tool '…' reported tool error for function
+# call: {…} with response: [<the MCP result as JSON>]"}.
+GEMINI_ERROR = " with response: "
+
+
+def readable(received: str) -> str:
+    """The Engram part as text the checks can search: a JSON result (structuredContent, or a
+    host's error object, and the MCP result a Gemini error embeds) becomes its strings, one per
+    line, unescaped."""
+    part = engram_part(received)
+    try:
+        value = json.loads(part)
+    except ValueError:
+        return part
+
+    def strings(v: Any) -> list[str]:
+        if isinstance(v, str) and GEMINI_ERROR in v:
+            try:
+                return [v, *strings(json.loads(v.split(GEMINI_ERROR, 1)[1]))]
+            except ValueError:
+                return [v]
+        if isinstance(v, str):
+            return [v]
+        if isinstance(v, dict):
+            return [t for x in v.values() for t in strings(x)]
+        if isinstance(v, list):
+            return [t for x in v for t in strings(x)]
+        return []
+
+    return "\n".join(strings(value)) if isinstance(value, (dict, list)) else part
+
+
+# A search hit's snippet: this many consecutive words of the memory's text, verbatim. More than
+# the ten words of a title, so an id or a title alone does not pass; less than Engram's
+# 100-character snippet holds.
+SNIPPET_WORDS = 12
+
+
+def _snippet_of(text: str, got: str) -> bool:
+    words = text.split()
+    runs = (" ".join(words[i:i + SNIPPET_WORDS]) for i in range(len(words) - SNIPPET_WORDS + 1))
+    return any(run in got for run in runs)
+
+
+@on_result("search")
+def check_search(s: Session, got: str) -> Result:
+    if len(s.search_ids) != len(proj.STORED):
+        return "FAIL", (f"inconclusive: the server's own engram_search found {s.search_ids}, "
+                        f"expected the {len(proj.STORED)} stored memories")
+    text = readable(got)
+    no_id = [i for i in s.search_ids if i not in text]
+    no_snippet = [m.marker for m in proj.STORED if not _snippet_of(m.text, text)]
+    if no_id or no_snippet:
+        return "FAIL", (f"missing ids {no_id}, missing a {SNIPPET_WORDS}-word snippet of "
+                        f"{no_snippet}; model got {quote(got)}")
+    return "PASS", f"{len(s.search_ids)} ids with snippets; model got {quote(got, 120)}"
+
+
+@on_result("error")
+def check_error(s: Session, got: str) -> Result:
+    text = readable(got)
+    error = re.search(rf"^error: .*{re.escape(proj.BAD_ID)}.*$", text, re.MULTILINE)
+    fix = re.search(r"^fix: \S.*$", text, re.MULTILINE)
+    if error is None or fix is None:
+        lacks = " and ".join(w for w, m in ((f"error: line naming {proj.BAD_ID}", error),
+                                           ("fix: line", fix)) if m is None)
+        return "FAIL", f"no {lacks}; model got {quote(got)}"
+    return "PASS", f"model got {quote(error.group(0), 90)} + {quote(fix.group(0), 90)}"
+
+
+def proposal_words(got: str) -> tuple[bool, str]:
+    """Does a proposal result give the model one approval token and the sentence naming the
+    proposal's three words, the token's first three? (ok, evidence)"""
+    tokens = set(re.findall(r"approval_token\W{1,4}([A-Za-z0-9_-]{16,})", engram_part(got)))
+    named = re.search(r"this proposal's words, ([a-z]+) ([a-z]+) ([a-z]+)\b", readable(got))
+    if len(tokens) != 1:
+        return False, f"expected one approval token, found {sorted(tokens)}; model got " \
+                      f"{quote(got)}"
+    token = tokens.pop()
+    if named is None:
+        return False, f"no sentence naming the proposal's words; model got {quote(got)}"
+    words = named.groups()
+    if not token.startswith("-".join(words) + "-"):
+        return False, f"the words {' '.join(words)} do not start the token {token}"
+    return True, f"words {' '.join(words)}, token {token[:len('-'.join(words)) + 6]}…"
+
+
+@on_result("save")
+def check_words(s: Session, got: str) -> Result:
+    ok, evidence = proposal_words(got)
+    return ("PASS" if ok else "FAIL"), evidence
+
+
+@on_result("note")
+def check_note(s: Session, got: str) -> Result:
+    ok, evidence = proposal_words(got)
+    if not ok:
+        return "FAIL", evidence
+    return _carries(s, "note", got, proj.NOTED.marker, "the note's text")
+
+
+@on_result("resource")
+def check_resource(s: Session, got: str) -> Result:
+    return _carries(s, "resource", got, proj.RULE.marker, "the rule's body")
 
 
 def _stopped(s: Session, tool: str) -> str | None:
@@ -154,12 +280,11 @@ def _stopped(s: Session, tool: str) -> str | None:
 
 
 def check_commit(s: Session) -> Result:
-    got, bad = _call_result(s, 3, "engram_commit")
+    got = _received(s, "commit")
     if got is None:
-        stopped = _stopped(s, "engram_commit")
-        if stopped is None:
-            return bad or ("FAIL", "")
-        got = stopped
+        got = _stopped(s, "engram_commit")
+        if got is None:
+            return _missing("commit")
     written = sorted(k for k in s.store_after if s.store_before.get(k) != s.store_after[k])
     if written:
         return "FAIL", f"commit ran without a human and wrote {', '.join(written)}; " \
@@ -254,8 +379,9 @@ def check_resume(s: Session) -> Result:
 
 
 CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
-          "budget": check_budget, "commit": check_commit, "once": check_once,
-          "resume": check_resume}
+          "words": check_words, "budget": check_budget, "search": check_search,
+          "error": check_error, "note": check_note, "resource": check_resource,
+          "commit": check_commit, "once": check_once, "resume": check_resume}
 
 
 def judge(s: Session) -> dict[str, Result]:

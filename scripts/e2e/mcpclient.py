@@ -60,6 +60,11 @@ class Server:
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         return self.request("tools/call", {"name": tool, "arguments": args})
 
+    def read(self, uri: str) -> str:
+        """The text of a resource, its contents joined."""
+        contents = self.request("resources/read", {"uri": uri}).get("contents") or []
+        return "\n".join(str(c.get("text", "")) for c in contents)
+
     def tool_names(self) -> list[str]:
         return sorted(t["name"] for t in self.request("tools/list", {})["tools"])
 

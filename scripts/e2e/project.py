@@ -35,6 +35,10 @@ SAVED = Memory("rule", "When you change the payments webhook handler, replay the
 COMMITTED = Memory("rule", "Tag releases from the main branch only with signed tags because "
                    "the release job checks for the GOLDEN-BADGER signature", "GOLDEN-BADGER")
 
+# Proposed as a working note by the scripted engram_note (never approved).
+NOTED = Memory("knowledge", "The staging deploy script reads its registry credentials from the "
+               "runner environment variable named COPPER-WALRUS", "COPPER-WALRUS")
+
 STORED = (RULE, KNOWLEDGE)
 # Turn 1 routes both stored memories; the load query and turns 2 and 3 route only the rule.
 # Claude runs turns 1 and 2 in one process (one session), then turn 3 with --resume.
@@ -45,6 +49,12 @@ PROMPT_3 = "E2E turn three: the alembic database migrations, then the integratio
 LOAD_QUERY = "run the alembic database migrations before the integration tests"
 # A second scripted engram_load asks for this budget: what the model receives must fit it.
 BUDGET = 400
+# The scripted engram_search: its words match both stored memories.
+SEARCH_QUERY = "billing stripe alembic migrations"
+# The scripted bad call: engram_load of an id no memory has. (A wrongly typed argument, say
+# budget_tokens "lots", is no use here: Gemini CLI checks it against the tool's schema itself and
+# the model gets Gemini's message, "params/budget_tokens must be integer", never Engram's.)
+BAD_ID = "no-such-memory-e2e"
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> str:

@@ -76,10 +76,11 @@ def expect(rows: dict[str, dict[str, Result]], known: set[str]) -> dict[str, dic
 
 def table(rows: dict[str, dict[str, Result]]) -> str:
     width = max(len(h) for h in rows) + 2
-    head = "host".ljust(width) + "".join(s.ljust(8) for s in SCENARIOS)
+    cols = {s: max(8, len(s) + 1) for s in SCENARIOS}
+    head = "host".ljust(width) + "".join(s.ljust(cols[s]) for s in SCENARIOS)
     lines = [head, "-" * len(head)]
     for host, results in rows.items():
-        lines.append(host.ljust(width) + "".join(results[s][0].ljust(8) for s in SCENARIOS))
+        lines.append(host.ljust(width) + "".join(results[s][0].ljust(cols[s]) for s in SCENARIOS))
     return "\n".join(lines)
 
 

@@ -36,7 +36,10 @@ class Session:
     ctx: Ctx
     link_output: str = ""
     server_tools: list[str] = field(default_factory=list)
-    reference: dict[str, str] = field(default_factory=dict)  # tool -> server content[0].text
+    reference: dict[str, str] = field(default_factory=dict)  # step -> server content[0].text
+    # Data of the server's own engram_search answer for the scripted query: the ids it found.
+    search_ids: list[str] = field(default_factory=list)
+    steps: list[str] = field(default_factory=list)  # the scripted calls' names, in call order
     commit_target: str = ""
     store_before: dict[str, bytes] = field(default_factory=dict)
     store_after: dict[str, bytes] = field(default_factory=dict)
@@ -47,9 +50,43 @@ class Session:
     error: str = ""
 
 
+MEMORY_URI = "engram://memory/"  # + id: one memory, as the server's resource template says
+SEARCH = Call("engram_search", {"query": proj.SEARCH_QUERY})
+# The model's scripted calls before engram_commit, each named for the scenario that reads its
+# result (`words` reads the `save` result).
+SCRIPT: list[tuple[str, Call]] = [
+    ("load", Call("engram_load", {"query": proj.LOAD_QUERY})),
+    ("save", Call("engram_save", {"text": proj.SAVED.text, "type": "rule"})),
+    ("budget", Call("engram_load", {"query": proj.LOAD_QUERY, "budget_tokens": proj.BUDGET})),
+    ("search", SEARCH),
+    ("error", Call("engram_load", {"id": proj.BAD_ID})),
+    ("note", Call("engram_note", {"text": proj.NOTED.text})),
+]
+# Steps whose server-side text is kept as the reference (how often a marker may appear).
+REFERENCE = frozenset({"load", "save", "note"})
+
+
 def _server(ctx: Ctx) -> Server:
     env = base_env(ctx)
     return Server([str(ctx.engram_bin / "engram-mcp")], ctx.project, env)
+
+
+def _reference(server: Server, s: Session) -> str:
+    """The server's own answers the checks compare with (texts, the ids its search finds);
+    returns the rule's resource URI."""
+    for step, call in SCRIPT:
+        if step in REFERENCE:
+            s.reference[step] = content_text(server.call(call.tool, call.args))
+    found = server.call(SEARCH.tool, SEARCH.args)
+    entries = ((found.get("structuredContent") or {}).get("data") or {}).get("entries") or []
+    s.search_ids = [str(e.get("id", "")) for e in entries]
+    rule = [i for i in s.search_ids if i.startswith(proj.RULE_ID)]
+    if not rule:
+        raise RuntimeError(f"the server's own engram_search did not find the rule: "
+                           f"{content_text(found)[:300]}")
+    uri = MEMORY_URI + rule[0]
+    s.reference["resource"] = server.read(uri)
+    return uri
 
 
 def _run_host(host: Host, ctx: Ctx, model: MockModel, record: Path, prompts: list[str],
@@ -122,10 +159,7 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
                                       link_env)
         with _server(ctx) as server:
             s.server_tools = server.tool_names()
-            s.reference["engram_load"] = content_text(
-                server.call("engram_load", {"query": proj.LOAD_QUERY}))
-            s.reference["engram_save"] = content_text(
-                server.call("engram_save", {"text": proj.SAVED.text, "type": "rule"}))
+            rule_uri = _reference(server, s)
             minted = server.call("engram_save", {"text": proj.COMMITTED.text, "type": "rule"})
         token = approval_token(minted)
         items = ((minted.get("structuredContent") or {}).get("data") or {}).get("items") or []
@@ -134,11 +168,11 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
     except (RuntimeError, OSError, subprocess.SubprocessError, ValueError) as exc:
         s.error = f"setup: {exc}"
         return s
-    model.script = [Call("engram_load", {"query": proj.LOAD_QUERY}),
-                    Call("engram_save", {"text": proj.SAVED.text, "type": "rule"}),
-                    Call("engram_load", {"query": proj.LOAD_QUERY,
-                                         "budget_tokens": proj.BUDGET}),
-                    Call("engram_commit", {"approval_token": token, "approve": "all"})]
+    # engram_commit comes last: a host that refuses it may end the turn there (OpenCode).
+    script = [*SCRIPT, ("resource", host.api.read_resource(rule_uri)),
+              ("commit", Call("engram_commit", {"approval_token": token, "approve": "all"}))]
+    s.steps = [step for step, _ in script]
+    model.script = [call for _, call in script]
     first = [proj.PROMPT_1, proj.PROMPT_2] if host.hooks else [proj.PROMPT_1]
     s.turns.append(_run_host(host, ctx, model, out / f"{host.name}-run1.jsonl", first, None,
                              timeout))

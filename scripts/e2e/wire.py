@@ -16,10 +16,12 @@ JSON = dict[str, Any]
 
 @dataclass(frozen=True)
 class Call:
-    """One scripted model action: call an Engram tool (unprefixed name) with arguments."""
+    """One scripted model action: call an Engram tool (unprefixed name) with arguments, or with
+    `host=True` one of the host's own tools (its name as the host lists it)."""
 
     tool: str
     args: JSON
+    host: bool = False
 
 
 def _text_of(value: Any) -> str:
@@ -58,6 +60,14 @@ class Api:
     def reply(self, call: Call | None, text: str, n: int, stream: bool) -> bytes:
         raise NotImplementedError
 
+    def named(self, call: Call) -> str:
+        """The tool name as this host lists it."""
+        return call.tool if call.host else self.prefix + call.tool
+
+    def read_resource(self, uri: str) -> Call:
+        """The host's own tool that reads a resource of the `engram` server."""
+        return Call("read_mcp_resource", {"server": "engram", "uri": uri}, host=True)
+
     def engram_tools(self, body: JSON) -> list[str]:
         """Listed Engram tools, unprefixed (engram_load, …)."""
         return sorted(t[len(self.prefix):] for t in self.listed(body) if t.startswith(self.prefix))
@@ -68,6 +78,9 @@ class Anthropic(Api):
 
     name = "anthropic"
     prefix = "mcp__engram__"
+
+    def read_resource(self, uri: str) -> Call:
+        return Call("ReadMcpResourceTool", {"server": "engram", "uri": uri}, host=True)
 
     def listed(self, body: JSON) -> list[str]:
         return [str(t.get("name", "")) for t in body.get("tools") or []]
@@ -87,7 +100,7 @@ class Anthropic(Api):
             block: JSON = {"type": "text", "text": text}
             stop = "end_turn"
         else:
-            block = {"type": "tool_use", "id": f"toolu_mock_{n}", "name": self.prefix + call.tool,
+            block = {"type": "tool_use", "id": f"toolu_mock_{n}", "name": self.named(call),
                      "input": call.args}
             stop = "tool_use"
         usage = {"input_tokens": 10, "output_tokens": 5}
@@ -142,8 +155,9 @@ class Responses(Api):
                           "content": [{"type": "output_text", "text": text, "annotations": []}]}
         else:
             item = {"type": "function_call", "id": f"fc_mock_{n}", "call_id": f"call_mock_{n}",
-                    "name": call.tool, "namespace": "mcp__engram",
-                    "arguments": json.dumps(call.args), "status": "completed"}
+                    "name": call.tool, "arguments": json.dumps(call.args), "status": "completed"}
+            if not call.host:
+                item["namespace"] = "mcp__engram"
         resp = {"id": f"resp_mock_{n}", "object": "response", "status": "completed",
                 "model": "mock-model", "output": [item],
                 "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
@@ -175,6 +189,9 @@ class Gemini(Api):
     name = "gemini"
     prefix = "mcp_engram_"
 
+    def read_resource(self, uri: str) -> Call:
+        return Call("read_mcp_resource", {"uri": uri}, host=True)  # no server argument
+
     def listed(self, body: JSON) -> list[str]:
         return [str(d.get("name", "")) for t in body.get("tools") or []
                 for d in t.get("functionDeclarations") or []]
@@ -186,7 +203,7 @@ class Gemini(Api):
 
     def reply(self, call: Call | None, text: str, n: int, stream: bool) -> bytes:
         part: JSON = ({"text": text} if call is None else
-                      {"functionCall": {"name": self.prefix + call.tool, "args": call.args}})
+                      {"functionCall": {"name": self.named(call), "args": call.args}})
         chunk = {"candidates": [{"content": {"role": "model", "parts": [part]},
                                  "finishReason": "STOP", "index": 0}],
                  "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
@@ -218,7 +235,7 @@ class Chat(Api):
         else:
             delta = {"role": "assistant", "content": None, "tool_calls": [{
                 "index": 0, "id": f"call_mock_{n}", "type": "function",
-                "function": {"name": self.prefix + call.tool, "arguments": json.dumps(call.args)}}]}
+                "function": {"name": self.named(call), "arguments": json.dumps(call.args)}}]}
             finish = "tool_calls"
         if not stream:
             message = {k: v for k, v in delta.items() if k != "tool_calls"}

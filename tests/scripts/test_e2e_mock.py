@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts.e2e.checks import hook_blocks
+from scripts.e2e.checks import hook_blocks, proposal_words, readable
 from scripts.e2e.mockmodel import MockModel
 from scripts.e2e.run import expect, known
 from scripts.e2e.wire import API_BY_NAME, Call
@@ -123,3 +123,50 @@ def test_known_failures_turn_fail_into_xfail_and_a_pass_into_xpass(tmp_path: Pat
     out = expect(rows, known(listed))
     assert out["claude"] == {"load": ("XFAIL", "e"), "save": ("FAIL", "e")}
     assert out["codex"]["save"][0] == "XPASS"
+
+
+TEXT = ("proposal\n\napproval_token: amber-falcon-river-AbCdEfGh123456 (single use)\n"
+        "Tell the human this proposal's words, amber falcon river: the host's prompt …")
+
+
+@pytest.mark.parametrize("received", [
+    TEXT,  # content[0].text (OpenCode)
+    "Wall time: 0.01 seconds\nOutput:\n" + json.dumps(  # structuredContent (Codex)
+        {"text": TEXT, "data": {"approval_token": "amber-falcon-river-AbCdEfGh123456"}}),
+    json.dumps({"output": f"<untrusted_context>\n{TEXT}\n</untrusted_context>"}),  # Gemini
+], ids=["text", "structured", "gemini"])
+def test_proposal_words_are_read_in_every_host_form(received: str) -> None:
+    ok, evidence = proposal_words(received)
+    assert ok, evidence
+
+
+@pytest.mark.parametrize(("received", "why"), [
+    (TEXT.replace("amber falcon river:", "river falcon amber:"), "do not start the token"),
+    (TEXT.split("\nTell")[0], "no sentence naming"),
+    (TEXT + "\napproval_token: other-token-0000000000000", "expected one approval token"),
+], ids=["other-words", "no-sentence", "two-tokens"])
+def test_proposal_words_fail_when_they_do_not_name_the_token(received: str, why: str) -> None:
+    ok, evidence = proposal_words(received)
+    assert not ok and why in evidence
+
+
+def test_readable_unwraps_a_gemini_error_dump_of_the_mcp_result() -> None:
+    result = [{"functionResponse": {"name": "engram_load", "response": {
+        "content": [{"type": "text", "text": "error: no memory with id x\nfix: search first"}],
+        "isError": True}}}]
+    received = json.dumps({"error": "MCP tool 'engram_load' reported tool error for function "
+                                    "call: {} with response: " + json.dumps(result)})
+    assert "\nfix: search first" in readable(received)
+
+
+@pytest.mark.parametrize(("api", "name"), [
+    ("anthropic", "ReadMcpResourceTool"), ("responses", "read_mcp_resource"),
+    ("gemini", "read_mcp_resource"), ("chat", "read_mcp_resource")])
+def test_a_host_tool_call_keeps_the_host_name_outside_the_engram_namespace(
+        api: str, name: str) -> None:
+    wire = API_BY_NAME[api]
+    call = wire.read_resource("engram://memory/x")
+    reply = wire.reply(call, "", 1, stream=False).decode()
+    assert f'"{name}"' in reply and "engram://memory/x" in reply
+    assert "mcp__engram" not in reply and "mcp_engram_" not in reply
+    assert ("server" in call.args) == (api != "gemini")  # Gemini's reader takes only the uri
