@@ -5,8 +5,8 @@ shows the call's arguments: the token. A bare random token says nothing to a hum
 could show one proposal and commit another it made meanwhile. Each token therefore starts with
 three words drawn from its own randomness (`amber-falcon-river-…`); the proposal's text names
 them, the prompt shows them, and a human who sees other words declines. The words are part of
-the token, so they are checked with it (docs/safety.md, "commit another proposal than the one
-shown").
+the token, so they are checked with it (docs/saving.md, the approval tokens section; the
+attack is a row of docs/safety.md's attack table).
 """
 
 from __future__ import annotations
