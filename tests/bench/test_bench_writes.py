@@ -21,3 +21,10 @@ def test_writes_suite_proposes_commits_and_saves_from_a_cold_process(project: Pa
     store = Store(Root(root, "workspace"))
     assert len(store.scan().memories) == before + 2 + 3  # two commits, three cold saves
     assert [c for c in check_root(store) if c.status != "OK"] == []
+
+
+def test_the_scan_cost_is_measured_on_a_two_kilobyte_memory() -> None:
+    """Speed is a benchmark figure, never a timed test: the bench reports it."""
+    assert len(write_bench.SCAN_SAMPLE[:2048]) == 2048
+    p50, best = write_bench.scan_cost(runs=3)
+    assert 0 < best <= p50

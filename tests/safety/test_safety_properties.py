@@ -110,34 +110,6 @@ def test_a_one_megabyte_adversarial_line_is_scanned_quickly(name: str) -> None:
     assert time.process_time() - started < 5.0
 
 
-def _two_kilobyte_memory() -> str:
-    body = (
-        "---\nid: deploy-checklist\ntype: rule\ntags: [deploy, release]\n---\n"
-        "# Deploy checklist\n\n"
-        "- Run `make test` and `ruff check` before tagging a release.\n"
-        "- Bump the version in `pyproject.toml`; the changelog entry goes under Unreleased.\n"
-        "- Deploy to staging first, then wait for the smoke suite (about 6 minutes).\n"
-        "- Never deploy on Fridays after 15:00; on-call is thin over the weekend.\n"
-        "```python\nsettings = load_settings(env)\ntoken = request.headers['X-Token']\n```\n"
-    )
-    return (body * 6)[:2048]
-
-
-def test_scanning_a_two_kilobyte_memory_takes_well_under_a_millisecond() -> None:
-    text = _two_kilobyte_memory()
-    assert len(text) == 2048
-    scan_text(text)  # warm caches
-    runs = 50
-    best = min(_timed(text) for _ in range(runs))
-    assert best < 0.001
-
-
-def _timed(text: str) -> float:
-    started = time.perf_counter()
-    scan_text(text)
-    return time.perf_counter() - started
-
-
 LINE_PIECES = [
     " ", "\t", "> ", "- ", "* ", "1. ", "2) ", '"', "**", "IMPORTANT: ", "Please ", "Now, ",
     "ignore ", "forget ", "do not follow ", "all ", "the ", "your ", "previous ", "instructions",

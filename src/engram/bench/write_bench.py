@@ -3,7 +3,9 @@
 Per size, on a copy of the generated store (commits change it): the first proposal, which
 builds the index's cache of memory words; then in-process `propose` and `commit` p50 over
 distinct knowledge facts; then a cold `engram save --force "<fact>"` process, the whole
-write a user types (parse, verdict against every memory, file, hash, changelog).
+write a user types (parse, verdict against every memory, file, hash, changelog). Then what
+the safety scan costs for one 2 KB memory (every proposal, and every file whose bytes Engram
+has not seen, is scanned; docs/safety.md "Prompt injection").
 """
 
 from __future__ import annotations
@@ -55,10 +57,35 @@ def measure(project: Path, runs: int, env: dict[str, str] | None = None) -> dict
             "cold_save_ms": statistics.median(cold)}
 
 
-def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[int, Any], list[str]]:
+SCAN_SAMPLE = (
+    "---\nid: deploy-checklist\ntype: rule\ntags: [deploy, release]\n---\n"
+    "# Deploy checklist\n\n"
+    "- Run `make test` and `ruff check` before tagging a release.\n"
+    "- Bump the version in `pyproject.toml`; the changelog entry goes under Unreleased.\n"
+    "- Deploy to staging first, then wait for the smoke suite (about 6 minutes).\n"
+    "- Never deploy on Fridays after 15:00; on-call is thin over the weekend.\n"
+    "```python\nsettings = load_settings(env)\ntoken = request.headers['X-Token']\n```\n"
+) * 6
+
+
+def scan_cost(runs: int = 200) -> tuple[float, float]:
+    """Median and best milliseconds to scan a 2 KB memory (secrets, injection, invisible)."""
+    from engram.safety.scan import scan_text
+
+    text = SCAN_SAMPLE[:2048]
+    scan_text(text)  # compiled patterns and tables loaded
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        scan_text(text)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times), min(times)
+
+
+def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[Any, Any], list[str]]:
     from engram.bench.store_bench import store_root
 
-    results: dict[int, Any] = {}
+    results: dict[Any, Any] = {}
     for n in sizes:
         scratch = base / f"writes-{n}"
         shutil.rmtree(scratch, ignore_errors=True)
@@ -71,7 +98,11 @@ def suite(base: Path, sizes: list[int], runs: int) -> tuple[dict[int, Any], list
              "`commit` p50 | cold `engram save --force` |", "|---:|---:|---:|---:|---:|"]
     lines += [f"| {n:,} | {r['first_propose_ms']:.0f} ms | {r['propose_p50_ms']:.0f} ms | "
               f"{r['commit_p50_ms']:.0f} ms | {r['cold_save_ms']:.0f} ms |"
-              for n, r in results.items()]
+              for n, r in results.items() if isinstance(n, int)]
     lines += ["", "One writer, in process unless marked cold; each proposal is judged against "
               "every memory of the root (docs/saving.md), read through the derived index."]
+    p50, best = scan_cost()
+    results["scan_2kb"] = {"p50_ms": p50, "best_ms": best}
+    lines += ["", f"The safety scan of one 2 KB memory: p50 {p50:.2f} ms, best {best:.2f} ms "
+              "(every proposal, and every file whose bytes are new; cached by file hash)."]
     return results, lines
