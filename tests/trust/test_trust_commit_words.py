@@ -83,3 +83,31 @@ def test_the_words_are_part_of_the_token_and_checked_with_it(project: Path) -> N
 def test_every_byte_names_one_distinct_plain_word() -> None:
     assert len(WORDS) == 256 and len(set(WORDS)) == 256
     assert all(w.isascii() and w.isalpha() and w.islower() for w in WORDS)
+
+
+def test_an_agent_cannot_grind_proposals_until_the_words_match(project: Path) -> None:
+    """The attacker's next try against the words: mint proposal after proposal until one's
+    words match those of the proposal the human read (a first word matches in about 256 tries,
+    all three in about 16 million). Proposals are capped per 30-minute window, so a grind stops
+    long before it can match and says why."""
+    from engram.proposals.approvals import MINT_LIMIT
+
+    assert cli(["init"]) == 0
+    firsts: set[str] = set()
+
+    async def body(client: Client) -> None:
+        for i in range(MINT_LIMIT):
+            got = await checked_call(client, "engram_save",
+                                     {"text": f"Fact number {i} about the build.",
+                                      "type": "knowledge"})
+            words = code_of(got.structured_content["data"]["approval_token"])
+            assert words is not None
+            firsts.add(words.split("-")[0])
+        refused = await client.call_tool("engram_save", {"text": "One more fact about it.",
+                                                         "type": "knowledge"})
+        assert refused.is_error is True
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert "proposals" in text and "fix:" in text, text
+
+    _run(project, body)
+    assert len(firsts) > 1  # the words vary (64 draws from 256 words are never all one)

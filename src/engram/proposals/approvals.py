@@ -38,6 +38,10 @@ from engram.workspace import IGNORED_LINES, Root, Roots
 TTL = timedelta(minutes=30)
 CLAIM_TTL = timedelta(minutes=2)  # a claim older than this belongs to a crashed commit
 TOKEN_BYTES = 24
+# Proposals one workspace may mint per `TTL` window: far more than a human reviews, and few
+# enough that an agent grinding for a token whose words match another proposal's (codewords.py)
+# stops at once: 64 draws match all three words with a chance of about 4 in a million.
+MINT_LIMIT = 64
 FILE_VERSION = 2
 _PROPOSE_AGAIN = "propose the candidates again to get a new approval token"
 
@@ -100,6 +104,14 @@ class PendingApprovals:
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
         with self._update() as entries:
+            self._prune(entries)  # every entry left was minted within the last TTL
+            if len(entries) >= MINT_LIMIT:
+                raise ApprovalError(
+                    f"{MINT_LIMIT} proposals were made in this workspace in the last 30 "
+                    "minutes; no more are taken for now", code="approval.too_many",
+                    hint="commit or decline the open proposals and wait for older ones to "
+                    "expire (30 minutes); so many proposals is also how an agent would try "
+                    "for a token whose words match another proposal's")
             self._store(entries, digest(token), entry)
         return token
 
