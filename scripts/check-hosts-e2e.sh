@@ -19,7 +19,8 @@
 #   E2E_WORK        keep the scratch dir (recorded requests, host output) here instead of a temp
 #   E2E_TIMEOUT     seconds per host run (default 120)
 #   E2E_JOBS        hosts run at once (default 1)
-#   E2E_LATEST=1    install the newest host releases instead of the pinned, verified ones
+#   E2E_LATEST=1    install exactly the registry's latest host releases (npm view <pkg> version),
+#                   printed, instead of the pinned, verified ones
 #   E2E_REPORT      write the results as JSON to this file
 #   E2E_KNOWN_FAILURES=1  host/scenario pairs in scripts/e2e/known-failures.txt count as XFAIL
 #                   (one that passes fails the run); CI uses this until the fixes land
@@ -53,11 +54,24 @@ trap 'rm -rf "$tmp"' EXIT
 clis="${HOST_CLI_DIR:-$tmp/npm}"
 start=$(date +%s)
 # The versions the suite was last verified with (CI installs these, so a host release cannot turn
-# main red by itself); E2E_LATEST=1 tries the newest releases instead.
-hosts="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33"
-[ "${E2E_LATEST:-0}" = 1 ] && hosts="@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai"
+# main red by itself); E2E_LATEST=1 installs exactly the versions `npm view <pkg> version` calls
+# latest instead (a bare package name could leave an older release that a cached range allows).
+hosts="@anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 opencode-ai@1.18.33"
 if [ -z "${HOST_CLI_DIR:-}" ]; then
   command -v npm >/dev/null && command -v node >/dev/null || skip "npm/node not found"
+  if [ "${E2E_LATEST:-0}" = 1 ]; then
+    # Exactly what the registry calls latest: a bare name lets npm keep an older release that
+    # satisfies a range from a lockfile or its cache, so ask for each version and pin it.
+    latest=()
+    for pkg in $hosts; do
+      name="${pkg%@*}"
+      version="$(npm view "$name" version 2>/dev/null)" || version=""
+      [ -n "$version" ] || skip "npm view $name version failed (offline?)"
+      latest+=("$name@$version")
+    done
+    hosts="${latest[*]}"
+  fi
+  echo "host CLIs: $hosts"
   mkdir -p "$clis"
   echo "installing host CLIs into $clis (npm)…"
   if ! (cd "$clis" && npm init -y >/dev/null &&
@@ -66,6 +80,13 @@ if [ -z "${HOST_CLI_DIR:-}" ]; then
   fi
   echo "installed in $(($(date +%s) - start))s"
 fi
+# What is really there (an install can differ from what was asked; HOST_CLI_DIR is whatever it is).
+got=()
+for pkg in $hosts; do
+  name="${pkg%@*}"
+  got+=("$name@$(node -p "require('$clis/node_modules/$name/package.json').version" 2>/dev/null || echo '?')")
+done
+echo "host CLIs installed: ${got[*]}"
 
 work="${E2E_WORK:-$tmp/work}"
 if [ -d "$work" ] && [ -n "$(ls -A "$work")" ] && [ ! -e "$work/.engram-e2e" ]; then

@@ -124,17 +124,32 @@ def _conversation(argv: list[str], ctx: Ctx, env: dict[str, str],
             raise RuntimeError("no pipes to the host")
         lines: list[str] = []
         for prompt in prompts:
-            proc.stdin.write(stream_input([prompt]))
-            proc.stdin.flush()
+            try:
+                proc.stdin.write(stream_input([prompt]))
+                proc.stdin.flush()
+            except BrokenPipeError:
+                break  # the host ended early: its output and exit code say why
             for line in proc.stdout:
                 lines.append(line)
-                if line.startswith('{"type":"result"'):
+                if _is_result(line):
                     break
-        proc.stdin.close()
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
         lines += proc.stdout.readlines()
         code = proc.wait()
         err.seek(0)
         return code, "".join(lines), err.read()
+
+
+def _is_result(line: str) -> bool:
+    """A turn's result line (2.1.332 moved `"type"` from the first key to near the last)."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(event, dict) and event.get("type") == "result"
 
 
 def run_session(host: Host, ctx: Ctx, template: Path, out: Path, timeout: int) -> Session:
@@ -155,6 +170,10 @@ def _session(host: Host, ctx: Ctx, model: MockModel, template: Path, out: Path,
         host.setup(ctx)
         link_env = base_env(ctx)
         for args in host.link:
+            if not ctx.engram_on_path and "--global" not in args:
+                # A project file gets the bare engram-mcp (shared with a team, found on each
+                # PATH); off PATH, only this machine's absolute path can start it.
+                args = (*args[:-1], "--launcher", "path", args[-1])
             s.link_output += proj.run([str(ctx.engram_bin / "engram"), *args], ctx.project,
                                       link_env)
         with _server(ctx) as server:

@@ -73,6 +73,26 @@ class Api:
         return sorted(t[len(self.prefix):] for t in self.listed(body) if t.startswith(self.prefix))
 
 
+DEFERRED = "deferred tools are now available via ToolSearch"
+
+
+def _deferred(body: JSON) -> list[str]:
+    names: list[str] = []
+    for msg in body.get("messages") or []:
+        content = msg.get("content")
+        blocks = content if isinstance(content, list) else [{"text": content}]
+        for block in blocks:
+            text = block.get("text") if isinstance(block, dict) else None
+            if not isinstance(text, str) or DEFERRED not in text:
+                continue
+            lines = text.split(DEFERRED, 1)[1].splitlines()[1:]
+            for line in lines:
+                if not line.strip():
+                    break
+                names.append(line.strip())
+    return names
+
+
 class Anthropic(Api):
     """Claude Code: POST /v1/messages."""
 
@@ -83,7 +103,10 @@ class Anthropic(Api):
         return Call("ReadMcpResourceTool", {"server": "engram", "uri": uri}, host=True)
 
     def listed(self, body: JSON) -> list[str]:
-        return [str(t.get("name", "")) for t in body.get("tools") or []]
+        """Tool definitions, plus the tools Claude Code (2.1.332: tool search on by default)
+        defers: named in a message after "deferred tools are now available via ToolSearch",
+        one a line, their schemas loaded on the model's request."""
+        return [str(t.get("name", "")) for t in body.get("tools") or []] + _deferred(body)
 
     def results(self, body: JSON) -> list[str]:
         out = []
