@@ -44,7 +44,7 @@ def test_activated_venv_gets_absolute_paths_for_server_and_hook(
     project: Path, venv: Path, monkeypatch: pytest.MonkeyPatch, kit: Any
 ) -> None:
     monkeypatch.setenv("PATH", str(venv))  # the venv is activated in this shell only
-    assert main(["link", "gemini"]) == 0
+    assert main(["link", "gemini", "--launcher", "path"]) == 0
     assert _server(project)["command"] == str(venv / "engram-mcp")
     assert main(["link", "claude"]) == 0
     hook = kit.json(project / ".claude/settings.local.json")["hooks"]["SessionStart"][0]
@@ -53,18 +53,22 @@ def test_activated_venv_gets_absolute_paths_for_server_and_hook(
 
 
 def test_a_shim_on_path_that_is_this_installation_gets_the_shims_absolute_path(
-    project: Path, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, home: Path, venv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    kit: Any,
 ) -> None:
     """A host started from a desktop launcher or with PATH=/usr/bin:/bin still starts it, and
-    the shim survives `pipx upgrade`; `--launcher name` writes the bare name for shared files."""
+    the shim survives `pipx upgrade`; a project file (shared) gets the bare name."""
     shims = tmp_path / "local-bin"  # pipx / uv tool: a symlink into the isolated venv
     shims.mkdir()
     (shims / "engram-mcp").symlink_to(venv / "engram-mcp")
     monkeypatch.setenv("PATH", str(shims))
-    assert main(["link", "gemini"]) == 0
+    assert main(["link", "gemini", "--launcher", "path"]) == 0
     assert _server(project)["command"] == str(shims / "engram-mcp")
-    assert main(["link", "gemini", "--launcher", "name"]) == 0
+    assert main(["link", "gemini"]) == 0  # a project file is shared: the bare name
     assert _server(project)["command"] == "engram-mcp"
+    assert main(["link", "gemini", "--global"]) == 0  # the user's own file: the shim's path
+    assert kit.json(home / ".gemini/settings.json")["mcpServers"]["engram"]["command"] == str(
+        shims / "engram-mcp")
 
 
 @pytest.mark.parametrize("on_path", ["nothing", "another copy"])
@@ -77,7 +81,7 @@ def test_path_without_this_installation_gets_its_absolute_path_never_uvx(
     if on_path == "another copy":
         kit.fake(other / "engram-mcp")
     monkeypatch.setenv("PATH", str(other))
-    assert main(["link", "gemini"]) == 0
+    assert main(["link", "gemini", "--launcher", "path"]) == 0
     assert _server(project) == {"command": str(venv / "engram-mcp"), "args": []}
 
 
@@ -117,7 +121,7 @@ def test_upgrade_keeps_an_absolute_path_that_still_starts(
 def test_doctor_spawns_the_command_and_reports_why_it_does_not_start(
     project: Path, venv: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
-    assert main(["link", "gemini"]) == 0
+    assert main(["link", "gemini", "--launcher", "path"]) == 0
     assert _find(kit.doctor(capsys)[1], "host.starts")
     kit.fake(venv / "engram-mcp", fails="ModuleNotFoundError: No module named engram")
     code, findings = kit.doctor(capsys)
@@ -135,7 +139,7 @@ def test_doctor_starts_the_real_server(
         pytest.skip("engram-mcp is not installed next to this interpreter")
     kit.install_at(monkeypatch, real, isolated=True)
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on PATH: the absolute path is written
-    assert main(["link", "cursor"]) == 0
+    assert main(["link", "cursor", "--launcher", "path"]) == 0
     started = _find(kit.doctor(capsys)[1], "host.starts")
     assert started and "engram" in started[0]["message"]
 
@@ -149,7 +153,9 @@ def test_doctor_flags_a_bare_name_that_only_this_shell_finds(
     (project / ".cursor/mcp.json").write_text(
         '{"mcpServers": {"engram": {"command": "engram-mcp", "args": []}}}')
     fragile = _find(kit.doctor(capsys)[1], "host.launch_fragile")
-    assert fragile and str(venv / "engram-mcp") in fragile[0]["remediation"]
+    # a project file is shared: the fix is an install every shell finds, or a personal path
+    assert fragile and "pipx install" in fragile[0]["remediation"]
+    assert "engram link cursor --launcher path" in fragile[0]["remediation"]
 
 
 def test_claude_link_says_pending_approval_until_it_is_approved(
@@ -254,9 +260,9 @@ def test_upgrade_keeps_a_working_installation_and_link_moves_to_the_running_one(
 
     monkeypatch.setattr(engram, "__version__", "1.3.0")
     assert main(["upgrade"]) == 0  # the automatic re-pin runs the same relink
-    assert commands() == (str(venv / "engram"), str(venv / "engram-mcp"))
+    assert commands() == (str(venv / "engram"), "engram-mcp")  # .mcp.json is shared
     assert main(["link", "claude"]) == 0
-    assert commands() == (str(other / "engram"), str(other / "engram-mcp"))
+    assert commands() == (str(other / "engram"), "engram-mcp")
 
 
 def test_doctor_reports_a_hook_whose_engram_is_gone(
@@ -286,10 +292,10 @@ def test_link_says_when_a_project_file_runs_a_path_of_this_machine(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     kit.install_at(monkeypatch, venv, isolated=True)  # PATH has another copy: absolute path
-    assert main(["link", "cursor"]) == 0
+    assert main(["link", "cursor", "--launcher", "path"]) == 0
     assert "a path on this machine" in capsys.readouterr().out
     kit.install_at(monkeypatch, bin_dir)  # a PATH shim install: its path, noted too
-    assert main(["link", "cursor"]) == 0
+    assert main(["link", "cursor", "--launcher", "path"]) == 0
     assert "a path on this machine" in capsys.readouterr().out
-    assert main(["link", "cursor", "--launcher", "name"]) == 0  # the bare name: no note
+    assert main(["link", "cursor"]) == 0  # the default in a project: the bare name, no note
     assert "a path on this machine" not in capsys.readouterr().out

@@ -97,7 +97,7 @@ def test_foreign_engram_entry_changes_only_with_force(project: Path, bin_dir: Pa
     assert _json(project / ".cursor/mcp.json") == foreign
     assert main(["link", "cursor", "--force"]) == 0
     assert _json(project / ".cursor/mcp.json")["mcpServers"]["engram"]["command"] == \
-        str(bin_dir / "engram-mcp")
+        "engram-mcp"
 
 
 def test_typescript_npx_entry_is_engrams_and_gets_repinned(project: Path, bin_dir: Path) -> None:
@@ -106,7 +106,7 @@ def test_typescript_npx_entry_is_engrams_and_gets_repinned(project: Path, bin_di
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"engram": ts}}, indent=2))
     assert main(["link", "claude"]) == 0
     assert _json(project / ".mcp.json")["mcpServers"]["engram"] == \
-        {"command": str(bin_dir / "engram-mcp"), "args": [], "env": {"A": "1"}}
+        {"command": "engram-mcp", "args": [], "env": {"A": "1"}}
 
 
 def test_unparseable_settings_stay_byte_identical_and_exit_non_zero(
@@ -190,8 +190,7 @@ def test_opencode_uses_the_existing_jsonc_file(project: Path, bin_dir: Path) -> 
     assert main(["link", "opencode"]) == 0
     assert not (project / "opencode.json").exists()
     entry = jsonc.loads((project / "opencode.jsonc").read_text())["mcp"]["engram"]
-    assert entry == {"type": "local", "command": [str(bin_dir / "engram-mcp")], "args": [],
-                     "enabled": True}
+    assert entry == {"type": "local", "command": ["engram-mcp"], "args": [], "enabled": True}
 
 
 def test_team_hooks_go_to_the_shared_settings_file(project: Path, bin_dir: Path) -> None:

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from engram.hosts import link as engine
+from engram.hosts.command import LAUNCHERS
 from engram.hosts.targets import NAMES
 from engram.outcome import Outcome
 
@@ -23,10 +24,11 @@ def configure_link(p: argparse.ArgumentParser) -> None:
                    help="Claude hooks in .claude/settings.json (shared) instead of settings.local")
     p.add_argument("--no-allow", action="store_true",
                    help="no allow rules for the read-only tools (commit still asks)")
-    p.add_argument("--launcher", choices=("auto", "name", "uvx"), default="auto",
-                   help="auto: this installation's engram-mcp by absolute path; name: the bare "
-                        "engram-mcp (a team-shared file; needs it on every PATH); uvx: the "
-                        "pinned uvx form")
+    p.add_argument("--launcher", choices=LAUNCHERS, default="auto",
+                   help="auto: the bare engram-mcp in files a project commits (each teammate's "
+                        "PATH finds it), this installation's absolute path in your own files; "
+                        "name: always the bare engram-mcp; path: always the absolute path "
+                        "(personal: keep the file out of git); uvx: the pinned uvx form")
 
 
 def configure_unlink(p: argparse.ArgumentParser) -> None:

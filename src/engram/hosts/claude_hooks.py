@@ -23,9 +23,10 @@ EVENTS = ("SessionStart", "UserPromptSubmit")
 HOOK_ARGS = ("agent-hook", "--host", "claude")
 
 
-def hook_command(path_env: str, launcher: str = "auto") -> str:
-    """`engram agent-hook --host claude` launched the way the server is (hosts/command.py)."""
-    launch = command.launch_for(path_env, "engram", launcher)
+def hook_command(path_env: str, launcher: str = "auto", shared: bool = False) -> str:
+    """`engram agent-hook --host claude` launched the way the server is (hosts/command.py):
+    `shared` for the team's `.claude/settings.json`."""
+    launch = command.launch_for(path_env, "engram", launcher, shared)
     return " ".join(shlex.quote(a) for a in launch.argv(list(HOOK_ARGS)))
 
 

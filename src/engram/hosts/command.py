@@ -1,18 +1,22 @@
 """How hosts launch Engram: the command form, who owns an `engram` entry, and re-pinning.
 
-A host starts the server from its own environment, often not the shell that ran `link`, so the
-command must start the installation that ran `link` (issue #19):
+Which file the command goes into decides its form (docs/hosts.md "The launch command"):
 
-- the absolute path of the `engram-mcp` that `PATH` finds when it is this installation's and
-  does not live in an activated virtualenv (pipx / `uv tool` shims, a user or system install):
-  a host started from a desktop launcher or with a bare PATH still starts it, and the shim
-  survives `pipx upgrade`;
-- the absolute path of this installation's `engram-mcp` otherwise (a venv, a PATH that finds
-  another copy or none);
-- the bare `engram-mcp` only with `--launcher name` (a project file shared with a team whose
-  members each have Engram on their PATH);
-- the pinned `uvx --from engram-protocol==<installed version> engram-mcp` only with
-  `--launcher uvx` or when Engram itself runs under `uvx`.
+- a *shared* file, one a project commits (`.mcp.json`, `.gemini/settings.json`, `opencode.json`,
+  `.cursor/mcp.json`, Claude's `--team` settings): the bare `engram-mcp`, which every teammate's
+  host finds on their own PATH (issue #28: an absolute path there breaks for everyone else);
+- a *personal* file (user scope, `.claude/settings.local.json`), or `--launcher path`: a host
+  starts the server from its own environment, often not the shell that ran `link`, so the
+  command must start the installation that ran `link` (issue #19):
+  - the absolute path of the `engram-mcp` that `PATH` finds when it is this installation's and
+    does not live in an activated virtualenv (pipx / `uv tool` shims, a user or system install):
+    a host started from a desktop launcher or with a bare PATH still starts it, and the shim
+    survives `pipx upgrade`;
+  - the absolute path of this installation's `engram-mcp` otherwise (a venv, a PATH that finds
+    another copy or none);
+- the bare `engram-mcp` anywhere with `--launcher name`;
+- the pinned `uvx --from engram-protocol==<installed version> engram-mcp` with `--launcher uvx`,
+  or when Engram itself runs under `uvx` (unless `--launcher name` or `path` says otherwise).
 
 The same rule gives the hook command (`engram agent-hook --host claude`). An `engram` entry is
 Engram's when its command is `engram-mcp` (bare or a path), the `uvx` form, or the TypeScript
@@ -91,12 +95,17 @@ def uvx_launch(program: str = SERVER) -> Launch:
     return Launch("uvx", ("--from", f"{PACKAGE}=={installed_version()}", program))
 
 
-def launch_for(path_env: str, program: str = SERVER, launcher: str = "auto") -> Launch:
-    """The command that starts this installation's `program` from any shell (module doc)."""
+LAUNCHERS = ("auto", "name", "path", "uvx")
+
+
+def launch_for(path_env: str, program: str = SERVER, launcher: str = "auto",
+               shared: bool = False) -> Launch:
+    """The command a host config gets for `program` (module doc): `shared` for a file the
+    project commits, where `auto` means the bare name every teammate's PATH finds."""
     install = this_install()
-    if launcher == "uvx" or (install.under_uvx and launcher != "name"):
+    if launcher == "uvx" or (install.under_uvx and launcher == "auto"):
         return uvx_launch(program)
-    if launcher == "name":
+    if launcher == "name" or (launcher == "auto" and shared):
         return Launch(program, ())
     own = _script(install.scripts, program) if install.scripts is not None else None
     found = shutil.which(program, path=path_env or os.defpath)

@@ -62,7 +62,12 @@ def relink(host: str, is_global: bool) -> str:
     return f"engram link{' --global' if is_global else ''} {host}"
 
 
-def _missing(where: str, head: str, fix: str) -> Finding:
+SHARED_FIX = (f"install Engram as a tool so every shell finds engram-mcp (`pipx install "
+              f"{command.PACKAGE}` or `uv tool install {command.PACKAGE}`), or run `{{fix}} "
+              "--launcher path` for a personal absolute path (git-ignored)")
+
+
+def _missing(where: str, head: str, fix: str, shared: bool = False) -> Finding:
     if PurePath(head).name == "uvx":
         why = "uvx is not on PATH, so the pinned uvx form cannot start"
         how = f"install uv, or run `{fix}` to write this installation's engram-mcp instead"
@@ -71,11 +76,14 @@ def _missing(where: str, head: str, fix: str) -> Finding:
         how = f"run `{fix}` from the Engram installation you use (it writes that one's path)"
     else:
         why = f"`{shown_token(head)}` is not on PATH"
-        how = f"run `{fix}`: it writes the absolute path of this installation's engram-mcp"
+        how = SHARED_FIX.format(fix=fix) if shared else \
+            f"run `{fix}`: it writes the absolute path of this installation's engram-mcp"
     return Finding("host.missing_executable", "error", f"{where}: {why}", how)
 
 
-def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]:
+def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str,
+                    shared: bool = False) -> list[Finding]:
+    """`shared`: a project file, where link writes the bare `engram-mcp` (hosts/command.py)."""
     argv = command.argv_of(entry)
     if not argv:
         return []
@@ -91,7 +99,7 @@ def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]
     head = argv[0]
     found = shutil.which(head, path=ctx.roots.env.path or None)
     if found is None:
-        return [*out, _missing(where, head, fix)]
+        return [*out, _missing(where, head, fix, shared)]
     if PurePath(head).name == head and head == command.SERVER:
         wanted = command.launch_for(ctx.roots.env.path)
         if wanted.command != head:
@@ -99,7 +107,7 @@ def launch_findings(ctx: Ctx, where: str, entry: Any, fix: str) -> list[Finding]
                 "host.launch_fragile", "warn",
                 f"{where}: `{head}` resolves through this shell's PATH to {found}, which a host "
                 "started from another shell may not have",
-                f"run `{fix}` to write {wanted.command}"))
+                SHARED_FIX.format(fix=fix) if shared else f"run `{fix}` to write {wanted.command}"))
     shown = shown_argv(argv)
     refused = runnable.refusal(argv, found, ctx.roots.project, ctx.roots.env.home)
     if refused:
@@ -238,7 +246,7 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
     entry = _node(data, [*mcp.keys, "engram"])
     if entry is None or not command.is_engrams(entry):
         return out
-    out += launch_findings(ctx, where, entry, relink(target.name, is_global))
+    out += launch_findings(ctx, where, entry, relink(target.name, is_global), not is_global)
     out += _gate(target, path, data, entry, ctx.roots.env.home)
     if not is_global:
         out += _redirected(where, redirects.of_entry(entry))

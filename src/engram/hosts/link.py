@@ -142,7 +142,7 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
     hooks = _hooks_wanted(roots, target, opts)
     if hooks:
         path = _hooks_path(roots, scope, opts)
-        cmd = claude_hooks.hook_command(roots.env.path, opts.launcher)
+        cmd = claude_hooks.hook_command(roots.env.path, opts.launcher, _shared(path, roots, opts))
         if opts.repin:
             cmd = claude_hooks.kept_command(bench.read(path), cmd)
         claude_hooks.install(bench, path, cmd)
@@ -155,7 +155,38 @@ def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> li
         notes.append(scope.hint)
     if not opts.is_global and scope.hooks_file:
         keep.stage_ignore(bench, roots.project, base / scope.hooks_file)
+    if not opts.is_global and not opts.plan:
+        notes.append(_commit_line(roots, target, opts, bench))
     return notes
+
+
+def _commit_line(roots: Roots, target: Target, opts: Options, bench: Bench) -> str:
+    """Which of this link's project files the team shares and which are personal."""
+    scope = target.scope(False)
+    base = roots.project
+    files = [base / scope.instructions] + ([base / scope.command_file]
+                                           if scope.command_file else [])
+    keys = list(scope.mcp.keys) if scope.mcp is not None else []
+    mcp = None if opts.no_mcp or scope.mcp is None or scope.mcp.style not in ("json", "opencode") \
+        else _pick(bench, base, scope.mcp.files)
+    hooks = _hooks_path(roots, scope, opts) if _hooks_wanted(roots, target, opts) else None
+    files += [p for p in (mcp, hooks) if p is not None]
+    gitignore = base / keep.GITIGNORE
+    if gitignore in {e.path for e in bench.edits()}:
+        files.append(gitignore)
+    present = [p for p in dict.fromkeys(files) if bench.read(p) is not None]
+    personal = [p for p in present if (p == hooks and not _shared(p, roots, opts))
+                or (p == mcp and nextsteps.machine_path(bench, p, keys) is not None)]
+    lines = set((bench.read(gitignore) or "").splitlines())
+    ignored = {p for p in personal if p.relative_to(base).as_posix() in lines}
+    return nextsteps.what_to_commit(base, [p for p in present if p not in personal], personal,
+                                    ignored)
+
+
+def _shared(path: Path, roots: Roots, opts: Options) -> bool:
+    """A file the project commits (not user scope, not Claude's personal settings.local.json):
+    it gets a launch command every teammate can run (hosts/command.py)."""
+    return not opts.is_global and path != roots.project / str(get("claude").workspace.hooks_file)
 
 
 def _gate_path(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> Path | None:
@@ -193,7 +224,8 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
         return []
     base = _base(roots, opts.is_global)
     wish = mcpconf.Wish(
-        launch=command.launch_for(roots.env.path, launcher=opts.launcher),
+        launch=command.launch_for(roots.env.path, launcher=opts.launcher,
+                                  shared=not opts.is_global),
         always_load=mcp.claude_reads and _always_load(roots, bench, hooks),
         force=opts.force, refresh=opts.refresh, repin=opts.repin,
     )
@@ -211,7 +243,12 @@ def _stage_mcp(roots: Roots, scope: Scope, opts: Options, bench: Bench, hooks: b
             bench.write(base / extra, _plugin_manifest())
     notes = [note] if note else []
     if not opts.is_global:
-        notes += nextsteps.machine_path(bench, path, list(mcp.keys))
+        program = nextsteps.machine_path(bench, path, list(mcp.keys))
+        if program is not None:  # personal (--launcher path): kept out of `git add .`
+            keep.stage_ignore(bench, roots.project, path)
+            ignored = bench.created(path) and (roots.project / ".git").exists()
+            notes.append(nextsteps.personal_path(path, program, ignored))
+        notes += nextsteps.shared_launch(roots, wish.launch)
     return notes
 
 
@@ -330,6 +367,8 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
             gates.take_out(bench, picked)
         note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
         notes += [note] if note else []
+        if not is_global:
+            keep.stage_unignore(bench, roots.project, picked)
         for extra in scope.extra_files:
             if bench.created(base / extra):
                 bench.delete(base / extra)

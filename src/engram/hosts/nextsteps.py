@@ -7,15 +7,20 @@
   Antigravity, Windsurf) points at `--global` only while the user-level config lacks Engram.
 - Claude's user-scope server is registered by a printed `claude mcp add` command, printed only
   when `~/.claude.json` does not already run that command.
+- After a project link, one line says which files to commit and which stay personal; a shared
+  entry's bare `engram-mcp` is checked against this machine's PATH (missing, inside the
+  repository, or only an activated virtualenv).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 from pathlib import Path
 
 from engram.errors import HostConfigError
-from engram.hosts import blocks, command, hoststate, jsonc
+from engram.hosts import blocks, command, hoststate, jsonc, runnable
 from engram.hosts.files import Bench
 from engram.hosts.targets import Target
 from engram.workspace import Roots
@@ -74,16 +79,53 @@ def print_user_server(roots: Roots, argv: list[str]) -> list[str]:
     return [f"register the server for your user with: {add}"]
 
 
-def machine_path(bench: Bench, path: Path, keys: list[str]) -> list[str]:
-    """A project config now runs an absolute path that exists only on this machine."""
+def machine_path(bench: Bench, path: Path, keys: list[str]) -> str | None:
+    """The absolute program a project config now runs (a path only this machine has), or None."""
     text = bench.read(path)
     try:
         node = jsonc.find(jsonc.parse(text or "{}", str(path)), [*keys, "engram"])
     except HostConfigError:
-        return []
+        return None
     argv = command.argv_of(None if node is None else node.value)
     if not argv or not Path(argv[0]).is_absolute():
+        return None
+    return argv[0]
+
+
+def personal_path(path: Path, program: str, ignored: bool) -> str:
+    where = "git-ignored" if ignored else "keep it out of git"
+    return (f"{path.name} runs {program}, a path on this machine ({where}); for a file the "
+            "team shares, link without --launcher path: the bare engram-mcp")
+
+
+def shared_launch(roots: Roots, launch: command.Launch) -> list[str]:
+    """A shared file runs the bare `engram-mcp`: say when this machine's hosts cannot start it,
+    or would start a copy the repository ships (a relative or in-repository PATH entry)."""
+    if launch.command != command.SERVER:
         return []
-    return [f"{path.name} runs {argv[0]}, a path on this machine: keep it out of git, or, for "
-            "a file you share, link with --launcher name (every teammate has engram-mcp on "
-            "PATH, e.g. from pipx) or --launcher uvx"]
+    found = shutil.which(command.SERVER, path=roots.env.path or os.defpath)
+    if found is None:
+        return [f"engram-mcp is not on your PATH, so hosts here cannot start the shared entry: "
+                f"install Engram as a tool (`pipx install {command.PACKAGE}` or `uv tool "
+                "install`), or link with --launcher path (a personal file, git-ignored)"]
+    if runnable.refusal([command.SERVER], found, roots.project, roots.env.home):
+        return [f"your PATH finds engram-mcp at {found}, inside this repository: a host started "
+                "here would run the repository's program, not Engram; take that folder off PATH"]
+    if command.launch_for(roots.env.path).command != str(Path(found).absolute()):
+        return [f"your PATH finds engram-mcp at {found} (an activated virtualenv or another "
+                "copy): a host started from another shell may not; install Engram as a tool "
+                f"(`pipx install {command.PACKAGE}`) so every shell finds it"]
+    return []
+
+
+def what_to_commit(project: Path, shared: list[Path], personal: list[Path],
+                   ignored: set[Path]) -> str:
+    """The one line after a project link: which of its files go into git."""
+    def names(paths: list[Path]) -> str:
+        return ", ".join(p.relative_to(project).as_posix() for p in paths)
+    line = f"for git: commit {names(shared)}" if shared else "for git: nothing to commit"
+    kept = [p for p in personal if p in ignored]
+    loose = [p for p in personal if p not in ignored]
+    line += f"; {names(kept)} stay yours (git-ignored)" if kept else ""
+    line += f"; keep {names(loose)} out of git (personal)" if loose else ""
+    return line
