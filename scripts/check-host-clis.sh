@@ -3,7 +3,7 @@
 # after `engram unlink` (not part of the test run).
 #
 # Installs @anthropic-ai/claude-code, @openai/codex and @google/gemini-cli from npm into a temp
-# dir. Engram runs as installed: `$ENGRAM_BIN/engram` by absolute path, and neither it nor any
+# dir, at the versions scripts/check-hosts-e2e.sh pins. Engram runs as installed: `$ENGRAM_BIN/engram` by absolute path, and neither it nor any
 # wrapper is on PATH (PATH is the hosts' bin dir plus /usr/local/bin:/usr/bin:/bin), so the
 # launch commands `link` writes must start the install on their own, as they do for a user who
 # runs a venv's engram without activating it. Every command runs under `env -i` on a temp HOME
@@ -11,8 +11,10 @@
 #   claude  user content first (a user server `docs`, a project .mcp.json server `lint`);
 #           `engram link --global claude --no-hooks` prints `claude mcp add --scope user …`:
 #           we run it and `claude mcp list` must show engram Connected (a real handshake);
-#           `engram link claude` (project .mcp.json + hooks) gives a Connected project engram
-#           once approved, and the hook command written into settings starts and answers;
+#           `engram link claude` (project .mcp.json + hooks) writes the bare engram-mcp (the file
+#           is shared): not Connected while engram-mcp is off PATH, Connected once approved
+#           with it on PATH (a teammate's pipx install), and with `--launcher path` (personal)
+#           Connected off PATH; the hook command written into settings starts and answers;
 #   codex   a config.toml with user tables and comments gets the managed block and
 #           `codex mcp list` lists engram (and the file still parses with tomllib);
 #   gemini  `gemini mcp list` shows engram Connected from ~/.gemini/settings.json;
@@ -38,7 +40,8 @@ if [ -z "${HOST_CLI_DIR:-}" ]; then
   echo "installing host CLIs into $clis (npm)…"
   (cd "$clis" && npm init -y >/dev/null &&
     npm install --no-audit --no-fund --loglevel=error \
-      @anthropic-ai/claude-code @openai/codex @google/gemini-cli >/dev/null) || {
+      @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0 @google/gemini-cli@0.61.0 \
+      >/dev/null) || {
     echo "FAIL npm install"; exit 1; }
 fi
 
@@ -59,6 +62,12 @@ run() {
     DISABLE_TELEMETRY=1 NO_BROWSER=1 "$@")
 }
 engram() { run "$engram_exe" "$@"; }
+# on_path CMD…: as `run`, with this engram's bin dir on PATH (a teammate who installed it).
+on_path() {
+  (cd "$project" && "${offline[@]}" env -i HOME="$home" PATH="$engram_bin:$clean_path" \
+    LANG=C.UTF-8 ENGRAM_NO_AUTO_UPGRADE=1 DISABLE_AUTOUPDATER=1 \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 NO_BROWSER=1 "$@")
+}
 cd "$project" || exit 1
 git init -q .
 status=0
@@ -97,23 +106,54 @@ else
   fail "claude mcp add (printed by engram link --global claude)"
 fi
 # Project scope: .mcp.json plus hooks in .claude/settings.local.json. Claude asks before it
-# starts a project server; approve it in that settings file, as the approval prompt would.
+# starts a project server; approve it in that settings file, as the approval prompt would, and
+# (2.1.332) trust the folder in ~/.claude.json, as its trust dialog would.
+# Claude 2.1.332 lists one `engram` when both scopes have it, the user's: take that one out
+# while the project entry is checked, then put it back for the unlink check.
+run claude mcp remove --scope user engram >/dev/null 2>&1 || fail "claude mcp remove (user)"
 engram link claude >/dev/null || fail "engram link claude"
-"$py" - <<'PY'
+HOME_DIR="$home" "$py" - <<'PY'
 import json
 p = ".claude/settings.local.json"
 d = json.load(open(p))
 d["enabledMcpjsonServers"] = ["engram"]
 json.dump(d, open(p, "w"), indent=2)
+import os
+u = os.path.join(os.environ["HOME_DIR"], ".claude.json")
+c = json.load(open(u)) if os.path.exists(u) else {}
+c.setdefault("projects", {}).setdefault(os.getcwd(), {})["hasTrustDialogAccepted"] = True
+json.dump(c, open(u, "w"), indent=2)
 PY
+if "$py" -c "import json; d=json.load(open('.mcp.json'))['mcpServers']['engram']; \
+assert d['command']=='engram-mcp', d"; then
+  pass "the project .mcp.json (shared) runs the bare engram-mcp"
+else
+  fail "the project .mcp.json does not run the bare engram-mcp"
+fi
 out="$(run timeout 120 claude mcp list 2>&1)"
+echo "$out" | grep "^engram" | show claude
+if echo "$out" | grep "^engram" | grep -q "Connected"; then
+  fail "claude mcp list: the bare engram-mcp Connected with no engram-mcp on PATH?"
+else
+  pass "claude mcp list: the bare engram-mcp does not connect while it is off PATH"
+fi
+out="$(on_path timeout 120 claude mcp list 2>&1)"
 echo "$out" | grep "^engram" | show claude
 # The project entry shadows the user one; it has no --always-load (hooks are installed).
 if echo "$out" | grep "^engram" | grep "Connected" | grep -vq -- "--always-load"; then
-  pass "claude mcp list shows the project .mcp.json engram Connected (no --always-load)"
+  pass "claude mcp list shows the project .mcp.json engram Connected with it on PATH"
 else
-  fail "claude mcp list: project .mcp.json engram not Connected"
+  fail "claude mcp list: project .mcp.json engram not Connected with engram-mcp on PATH"
 fi
+engram link claude --launcher path >/dev/null || fail "engram link claude --launcher path"
+out="$(run timeout 120 claude mcp list 2>&1)"
+echo "$out" | grep "^engram" | show claude
+if echo "$out" | grep "^engram" | grep "Connected" | grep -vq -- "--always-load"; then
+  pass "claude mcp list shows the --launcher path engram Connected off PATH"
+else
+  fail "claude mcp list: the --launcher path engram not Connected"
+fi
+run sh -c "$add" >/dev/null 2>&1 || fail "claude mcp add (user scope, again)"
 hook="$("$py" -c 'import json; d=json.load(open(".claude/settings.local.json"));
 print(d["hooks"]["SessionStart"][0]["hooks"][0]["command"])' 2>/dev/null)"
 echo "claude hook: $hook"

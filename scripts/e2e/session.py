@@ -6,6 +6,7 @@ server's own answers for the same calls, the store before and after, and the tok
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import tempfile
@@ -133,10 +134,8 @@ def _conversation(argv: list[str], ctx: Ctx, env: dict[str, str],
                 lines.append(line)
                 if _is_result(line):
                     break
-        try:
+        with contextlib.suppress(BrokenPipeError):
             proc.stdin.close()
-        except BrokenPipeError:
-            pass
         lines += proc.stdout.readlines()
         code = proc.wait()
         err.seek(0)

@@ -159,7 +159,7 @@ def test_doctor_flags_a_bare_name_that_only_this_shell_finds(
 
 
 def test_claude_link_says_pending_approval_until_it_is_approved(
-    project: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
+    project: Path, home: Path, bin_dir: Path, capsys: pytest.CaptureFixture[str], kit: Any
 ) -> None:
     assert main(["link", "claude"]) == 0
     assert "Pending approval" in capsys.readouterr().out
@@ -169,6 +169,11 @@ def test_claude_link_says_pending_approval_until_it_is_approved(
     data["enabledMcpjsonServers"] = ["engram"]  # what Claude's approval prompt writes
     settings.write_text(json.dumps(data))
     capsys.readouterr()
+    # Claude Code 2.1.332 still shows "Pending approval" until the folder is trusted too
+    assert main(["link", "claude"]) == 0
+    assert "Pending approval" in capsys.readouterr().out
+    (home / ".claude.json").write_text(json.dumps(  # what Claude's trust dialog writes
+        {"projects": {str(project): {"hasTrustDialogAccepted": True}}}))
     assert main(["link", "claude"]) == 0
     assert "Pending approval" not in capsys.readouterr().out
     assert _find(kit.doctor(capsys)[1], "host.claude_pending")[0]["level"] == "ok"

@@ -5,8 +5,10 @@ Read only; Engram never writes these files (they belong to the hosts).
 - Claude Code asks before it starts a server from a project's `.mcp.json` ("Pending approval").
   Its answer lands in the settings files (`enabledMcpjsonServers`, `disabledMcpjsonServers`,
   `enableAllProjectMcpServers`; the prompt writes `.claude/settings.local.json`) or, from older
-  versions, under `projects.<path>` in `~/.claude.json`. A user-scope server lives in
-  `~/.claude.json` → `mcpServers`.
+  versions, under `projects.<path>` in `~/.claude.json`. Claude Code 2.1.332 also wants the
+  folder trusted (its trust dialog: `projects.<path>.hasTrustDialogAccepted` in
+  `~/.claude.json`, this exact path): an approved server in an untrusted folder stays
+  "Pending approval". A user-scope server lives in `~/.claude.json` → `mcpServers`.
 - Gemini CLI hides MCP servers in a folder that is not trusted ("Disabled") unless folder trust
   is off (`security.folderTrust.enabled: false`). Trust decisions live in
   `~/.gemini/trustedFolders.json` as `{"<path>": "TRUST_FOLDER" | "TRUST_PARENT" |
@@ -61,12 +63,13 @@ def claude_project_approval(home: Path, project: Path) -> Approval:
                _load(home / ".claude/settings.json")]
     legacy = _load(claude_user_json(home))
     projects = legacy.get("projects") if isinstance(legacy, dict) else None
-    if isinstance(projects, dict):
-        sources.append(projects.get(str(project)))
+    mine = projects.get(str(project)) if isinstance(projects, dict) else None
+    sources.append(mine)
     seen = [_choices(s) for s in sources]
     if any(rejected for _, rejected in seen):
         return "rejected"
-    return "approved" if any(approved for approved, _ in seen) else "pending"
+    trusted = isinstance(mine, dict) and mine.get("hasTrustDialogAccepted") is True
+    return "approved" if trusted and any(approved for approved, _ in seen) else "pending"
 
 
 def _inside(rule: Path, location: Path) -> bool:
