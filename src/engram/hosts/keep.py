@@ -4,9 +4,10 @@
   config dir (`~/.engram/backups/<absolute path>`), never next to the file, so `git status`
   stays clean. `engram unlink <host> --restore` puts those copies back after the unlink (a file
   another linked host still uses is left alone) and deletes them.
-- `.claude/settings.local.json` is personal (Claude's hooks and approvals): when Engram creates
-  it in a git project, its path is appended to the project's `.gitignore`; unlink takes that
-  line out again once the settings file is gone.
+- `.claude/settings.local.json` is personal (Claude's hooks and approvals), and so is a project
+  MCP file linked with `--launcher path` (this machine's absolute path): when Engram creates
+  one in a git project, its path is appended to the project's `.gitignore`; unlink takes that
+  line out again once the file is gone.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def stage_ignore(bench: Bench, project: Path, settings: Path) -> None:
     path = project / GITIGNORE
     text = bench.read(path) or ""
     line = settings.relative_to(project).as_posix()
-    if any(x.strip() in COVERING | {line} for x in text.splitlines()):
+    covering = (COVERING if line == ".claude/settings.local.json" else set()) | {line, "/" + line}
+    if any(x.strip() in covering for x in text.splitlines()):
         return
     if text and not text.endswith("\n"):
         text += "\n"
