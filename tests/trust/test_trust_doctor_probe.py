@@ -138,3 +138,26 @@ def test_a_program_elsewhere_in_the_enclosing_git_repository_is_not_run(
     out, findings = _doctor(capsys)
     assert not marker.exists(), "doctor ran a program of the enclosing repository"
     assert any(f["code"] == "host.untrusted_command" for f in findings), out
+
+
+@pytest.mark.parametrize("path_entry", ["node_modules/.bin", "", "@abs"])
+@pytest.mark.parametrize("host", ["claude", "gemini", "opencode", "cursor"])
+def test_the_shared_bare_name_never_starts_the_repositorys_copy(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, host: str, path_entry: str) -> None:
+    """Issue #28: a project link writes the bare `engram-mcp`, found on each teammate's PATH. A
+    repository that ships its own `engram-mcp` where a PATH entry looks (a relative entry, an
+    empty one = the current folder, or an absolute one into the repository): link says so,
+    doctor refuses it, and neither runs it."""
+    marker = tmp_path / "ran"
+    folder = {"": project, "@abs": project / "tools"}.get(path_entry, project / path_entry)
+    _planted(folder / "engram-mcp", marker)
+    entry = {"": "", "@abs": str(folder)}.get(path_entry, path_entry)
+    monkeypatch.setenv("PATH", f"{entry}:/usr/bin:/bin")  # "" = the folder a host starts in
+    code, out = cli(capsys, "link", host)
+    assert code == 0, out
+    assert not marker.exists(), "link ran the repository's engram-mcp"
+    assert "inside this repository" in out, out
+    _out, findings = _doctor(capsys)
+    assert not marker.exists(), "doctor ran the repository's engram-mcp"
+    assert any(f["code"] == "host.untrusted_command" for f in findings), findings
