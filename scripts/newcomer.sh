@@ -3,8 +3,10 @@
 # command into a temp location → in a new shell with only that tool's bin on PATH (plus
 # /usr/bin:/bin): `engram init`, `engram save` answered `y` on a pseudo-terminal (re-asked, then
 # saved), `engram link claude` and `engram link gemini` in a scratch git repository holding a
-# user's own `.mcp.json`, then each launch command those links wrote is started with PATH
-# stripped to /usr/bin:/bin and must complete an MCP `initialize`; after `engram unlink`,
+# user's own `.mcp.json` (and `engram link --global gemini`), then each launch command those
+# links wrote must complete an MCP `initialize`: the shared project files' bare engram-mcp with
+# the tool's bin on PATH, the user file's absolute path with PATH stripped to /usr/bin:/bin;
+# `git add .` then stages no path of this machine (issue 28); after `engram unlink`,
 # `git status` must show no backup files. Everything happens under one temp dir (HOME too).
 #
 # Installer: `uv` or `pipx` when on PATH, else `uv` installed from PyPI into a temp venv.
@@ -104,38 +106,64 @@ else
   fail "save answered y on a terminal"
 fi
 
-# 5. Link two hosts; start what they were told to start, with a host's bare PATH.
-fresh bash -c 'engram link claude && engram link gemini' >/dev/null \
-  && pass "engram link claude, engram link gemini" || fail "engram link claude/gemini"
+# 5. Link two hosts; start what they were told to start. A project file is shared (issue #28):
+#    the bare engram-mcp, started with a teammate's PATH (the tool's bin and /usr/bin:/bin).
+#    The user-scope file is personal: its launch command starts with a host's bare PATH.
+fresh bash -c 'engram link claude && engram link gemini && engram link --global gemini' \
+  >/dev/null && pass "engram link claude, engram link gemini, engram link --global gemini" \
+  || fail "engram link claude/gemini"
 if fresh bash -c 'engram link --help' | grep -q -- '--launcher'; then strict=1; else strict=0; fi
-for conf in .mcp.json .gemini/settings.json; do
-  if "$python" - "$conf" "$tmp/home" <<'EOF'
-import json, subprocess, sys
+for conf in .mcp.json .gemini/settings.json "$tmp/home/.gemini/settings.json"; do
+  case "$conf" in /*) want=path; run_path="/usr/bin:/bin" ;;
+                  *) want=engram-mcp; run_path="$bin:/usr/bin:/bin" ;; esac
+  if "$python" - "$conf" "$tmp/home" "$want" "$run_path" <<'EOF'
+import json, os, subprocess, sys
 entry = json.load(open(sys.argv[1], encoding="utf-8"))["mcpServers"]["engram"]
 argv = [entry["command"], *entry.get("args", [])]
+if sys.argv[3] == "engram-mcp" and argv[0] != "engram-mcp":
+    print(f"a shared project file runs {argv[0]!r}, not the bare engram-mcp")
+    sys.exit(1)
+if sys.argv[3] == "path" and not os.path.isabs(argv[0]):
+    print(f"the user's own file runs {argv[0]!r}, not an absolute path")
+    sys.exit(1)
 hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},
     "clientInfo": {"name": "newcomer", "version": "1"}}}
 try:
     proc = subprocess.run(argv, input=json.dumps(hello) + "\n", capture_output=True, text=True,
-                          timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": sys.argv[2]})
+                          timeout=60, env={"PATH": sys.argv[4], "HOME": sys.argv[2]})
 except OSError as exc:
-    print(f"{argv[0]!r} does not start with PATH=/usr/bin:/bin: {exc}")
+    print(f"{argv[0]!r} does not start with PATH={sys.argv[4]}: {exc}")
     sys.exit(1)
 reply = json.loads(proc.stdout.splitlines()[0]) if proc.stdout.strip() else {}
 if "serverInfo" not in reply.get("result", {}):
     print(f"{argv} answered {proc.stdout[:200]!r} {proc.stderr[-300:]!r}")
     sys.exit(1)
 EOF
-  then pass "$conf launch command starts with PATH=/usr/bin:/bin and answers initialize"
+  then pass "${conf#"$tmp/home/"} launch command ($want) starts with PATH=$run_path and answers"
   elif [ "$strict" = 1 ]; then miss launch "$conf launch command (see above)"
   else skip "$conf launch command (needs \`engram link --launcher\`, not in this tree)"
   fi
 done
 
+# 5b. `git add .` after link commits nothing machine-specific (issue #28): the staged diff
+#     names no temp dir, HOME or tool install, and link said in one line what to commit.
+commit_line="$(fresh bash -c 'engram link claude' | grep '^note: for git: commit' || true)"
+[ -n "$commit_line" ] && pass "link says what to commit: ${commit_line#note: }" \
+  || fail "engram link claude printed no 'for git: commit …' line"
+fresh git add . && staged="$(fresh git diff --cached)"
+leaks="$(printf '%s\n' "$staged" | grep -nF -e "$tmp" -e "$bin" -e "$repo" || true)"
+if [ -n "$staged" ] && [ -z "$leaks" ]; then
+  pass "git add . after init + link stages no path of this machine"
+else
+  fail "git add . after link stages machine paths: $(printf '%s' "$leaks" | head -5)"
+fi
+fresh git reset --quiet
+
 # 6. Unlink; no backup files may show up in the working tree.
-fresh bash -c 'engram unlink claude && engram unlink gemini' >/dev/null \
-  && pass "engram unlink claude, engram unlink gemini" || fail "engram unlink"
+fresh bash -c 'engram unlink claude && engram unlink gemini && engram unlink --global gemini' \
+  >/dev/null && pass "engram unlink claude, engram unlink gemini (both scopes)" \
+  || fail "engram unlink"
 backups="$(fresh git status --porcelain --untracked-files=all | grep -E '\.(engram\.)?bak$' || true)"
 if [ -z "$backups" ]; then pass "git status shows no backup files"
 elif [ "$strict" = 1 ]; then miss backups "git status shows backup files: $backups"

@@ -172,7 +172,7 @@ def _commit_line(roots: Roots, target: Target, opts: Options, bench: Bench) -> s
     hooks = _hooks_path(roots, scope, opts) if _hooks_wanted(roots, target, opts) else None
     files += [p for p in (mcp, hooks) if p is not None]
     gitignore = base / keep.GITIGNORE
-    if gitignore in {e.path for e in bench.edits()}:
+    if gitignore in {e.path for e in bench.edits()} or bench.state.peek(gitignore).get("lines"):
         files.append(gitignore)
     present = [p for p in dict.fromkeys(files) if bench.read(p) is not None]
     personal = [p for p in present if (p == hooks and not _shared(p, roots, opts))
