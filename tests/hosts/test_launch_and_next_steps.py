@@ -103,7 +103,7 @@ def test_upgrade_moves_a_silently_pinned_uvx_entry_to_this_installation(
     legacy = {"command": "uvx", "args": ["--from", "engram-protocol==1.0.0", "engram-mcp"]}
     (project / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"engram": legacy}}))
     assert main(["upgrade"]) == 0
-    assert _server(project)["command"] == str(venv / "engram-mcp")
+    assert _server(project)["command"] == "engram-mcp"  # a project file: the portable form
 
 
 def test_upgrade_keeps_an_absolute_path_that_still_starts(
@@ -304,3 +304,15 @@ def test_link_says_when_a_project_file_runs_a_path_of_this_machine(
     assert "a path on this machine" in capsys.readouterr().out
     assert main(["link", "cursor"]) == 0  # the default in a project: the bare name, no note
     assert "a path on this machine" not in capsys.readouterr().out
+
+
+def test_upgrade_keeps_the_bare_name_in_a_project_file_it_finds(
+    project: Path, venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unrecorded project entry (a teammate's commit) stays portable through `upgrade`."""
+    (project / ".gemini").mkdir()
+    entry = {"command": "engram-mcp", "args": []}
+    (project / ".gemini/settings.json").write_text(json.dumps({"mcpServers": {"engram": entry}}))
+    monkeypatch.setattr(engram, "__version__", "1.3.0")
+    assert main(["upgrade"]) == 0
+    assert _server(project) == entry

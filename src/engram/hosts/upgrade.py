@@ -70,8 +70,8 @@ def repin_unrecorded(roots: Roots, linked_hosts: set[tuple[str, str]],
                     continue
                 with hosts_lock(roots.config_dir):
                     bench = Bench(State(roots.config_dir), roots.project)
-                    wish = mcpconf.Wish(command.launch_for(roots.env.path), False, False,
-                                        False, repin=True)
+                    launch = command.launch_for(roots.env.path, shared=not is_global)
+                    wish = mcpconf.Wish(launch, False, False, False, repin=True)
                     mcpconf.put_json(bench, path, list(mcp.keys), mcp.style, wish)
                     changes = [(e.action, str(e.path)) for e in bench.edits()]
                     if not changes:
