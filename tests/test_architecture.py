@@ -16,6 +16,7 @@ FORBIDDEN = {
     "proposals": {"cli", "mcp", "hosts"},
     "hosts": {"cli", "mcp"},
     "anchors": {"cli", "mcp", "proposals", "hosts"},
+    "export": {"cli", "mcp", "proposals", "hosts"},
     "safety": {"*"},
 }
 

@@ -62,6 +62,10 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
     ('agent-hook', 'engram.cli.hook', 'agent_hook', 'answer a host hook (stdin JSON)', False),
     ('bench', 'engram.cli.bench', 'bench', 'measure speed, size and routing quality', False),
     ('demo', 'engram.cli.demo', 'demo', 'see Engram work end to end in a throwaway project', False),
+    ('export', 'engram.cli.export', 'export',
+     'write approved memories as AGENTS.md, CLAUDE.md, .cursorrules or a JSON bundle', False),
+    ('import', 'engram.cli.export', 'import_bundle',
+     'propose the memories of an export bundle (preview, then approval)', False),
 ]
 ALIASES = {"ss": "save-session"}
 
