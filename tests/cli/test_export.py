@@ -139,6 +139,13 @@ def test_refuses_a_symlink_out(team: Path, tmp_path: Path) -> None:
     assert victim.read_text(encoding="utf-8") == "mine\n"
 
 
+def test_never_writes_into_the_memory_root(team: Path) -> None:
+    for out in (".agents/.engram/rules/exported.md", ".agents/.engram/export.json"):
+        done = engram("export", "--out", out, cwd=team)
+        assert done.returncode == 1 and "inside the memory root" in done.stderr
+        assert not (team / out).exists()
+
+
 def _second_project(base: Path) -> Path:
     other = base.parent / "other"  # a sibling: inside, the first root found would be base's
     other.mkdir()

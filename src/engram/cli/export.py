@@ -61,7 +61,21 @@ def run_export(args: argparse.Namespace, ctx: Context) -> Outcome:
             sys.stderr.write(terminal_safe(f"warning: {d.message}") + "\n")
         return Outcome(text=text, diagnostics=notes,
                        data={"memories": len(items), "skipped": len(skipped)})
+    _outside_roots(args.out, ctx)
     return _write(args.out, text, args.force, items, skipped, notes)
+
+
+def _outside_roots(out: Path, ctx: Context) -> None:
+    """An export is never written into a memory root: a file there would be read as a memory
+    nobody approved."""
+    where = out.absolute().parent.resolve() / out.name
+    for root in ctx.roots.all():
+        base = root.path.resolve()
+        if where == base or base in where.parents:
+            raise EngramError(f"{out} lies inside the memory root {root.path}; nothing was "
+                              "written", code="export.inside_root",
+                              hint="write the export outside .agents/.engram (e.g. --out "
+                              "AGENTS.md)")
 
 
 def _write(out: Path, text: str, force: bool, items: list[Exported], skipped: list[Skip],
