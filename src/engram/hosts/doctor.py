@@ -69,9 +69,17 @@ def check_integrity(roots: Roots) -> list[Finding]:
     outcome = integrity.verify(roots)
     if outcome.ok:
         return [Finding("integrity.ok", "ok", "every memory file matches its hash")]
-    first = outcome.text.strip().splitlines()[:5]
-    return [Finding("integrity.mismatch", "error", "; ".join(first),
-                    "review the files, then run `engram rehash` (see `engram verify`)")]
+    # What git review cannot show, one finding each with its own code and fix (gitreview.py).
+    blind = [f for f in outcome.data.get("files", []) if f.get("status") == integrity.HIDDEN]
+    out = [Finding(str(f["code"]), "error",
+                   f"HIDDEN {f['scope']}:{shown_name(str(f['file']))}: {f['reason']}",
+                   str(f["fix"])) for f in blind]
+    if len(blind) < int(outcome.data.get("problems", 0)) or not out:
+        first = [ln for ln in outcome.text.strip().splitlines()
+                 if not ln.startswith((integrity.HIDDEN, " "))][:5]
+        out.append(Finding("integrity.mismatch", "error", "; ".join(first),
+                           "review the files, then run `engram rehash` (see `engram verify`)"))
+    return out
 
 
 def check_stale(roots: Roots) -> list[Finding]:

@@ -43,13 +43,15 @@ class FileCheck:
     status: str
     line: int = 0
     reason: str = ""
+    code: str = ""  # HIDDEN: why git review cannot show it (store/gitreview.py)
+    fix: str = ""
 
     def as_dict(self) -> dict[str, object]:
         d: dict[str, object] = {"scope": self.scope, "file": self.file, "status": self.status}
         if self.status == INVALID:
             d.update(line=self.line, reason=self.reason)
         if self.status == HIDDEN:
-            d.update(reason=self.reason)
+            d.update(reason=self.reason, code=self.code, fix=self.fix)
         return d
 
 
@@ -96,10 +98,12 @@ def _hidden(store: Store, diags: list[Diagnostic]) -> list[FileCheck]:
     with its hash would then go unseen (store/gitreview.py)."""
     from engram.store.gitreview import hidden
 
-    found, note = hidden(store.path, store.hashed_files())
+    project = store.path.parent.parent if store.root.scope == "workspace" else None
+    found, note = hidden(store.path, store.hashed_files(), project=project)
     if note:
         diags.append(Diagnostic("integrity.not_in_git", "info", f"{store.root.scope}: {note}"))
-    return [FileCheck(store.root.scope, rel, HIDDEN, 0, why) for rel, why in sorted(found.items())]
+    return [FileCheck(store.root.scope, rel, HIDDEN, 0, b.why, b.code, b.fix)
+            for rel, b in sorted(found.items())]
 
 
 def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = False) -> Outcome:
@@ -128,8 +132,10 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
         name = shown_name(c.file)  # file names are text nobody reviewed
         where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
         if c.status == HIDDEN:
-            where = f"{name}: {c.reason}"
+            where = f"{name}: {c.reason} ({c.code})"
         lines.append(f"{c.status:<12} {c.scope}:{where}")
+        if c.status == HIDDEN:
+            lines.append(f"{'':<12} fix: {c.fix}")
     files = sum(c.status != HIDDEN for c in checks)
     if problems or diags:
         lines.append(f"{len(problems)} problem(s) in {files} memory files. Review the "
@@ -141,7 +147,8 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
     bad = bool(problems or diags)
     diags += notes
     diags += [Diagnostic(f"integrity.{c.status.lower().replace(' ', '_')}", "error",
-                         f"{c.scope}:{c.file}") for c in problems]
+                         f"{c.scope}:{c.file}" + (f" ({c.code})" if c.code else ""))
+              for c in problems]
     return Outcome(
         text="\n".join(lines),
         data={"files": [c.as_dict() for c in checks], "problems": len(problems)},
