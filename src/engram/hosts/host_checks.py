@@ -27,6 +27,7 @@ from engram.errors import EngramError
 from engram.hosts import (
     blocks,
     command,
+    entry_env,
     gemini_gate,
     hoststate,
     jsonc,
@@ -242,7 +243,9 @@ def _json_host(ctx: Ctx, path: Path, target: Target, is_global: bool) -> list[Fi
     if broken or mcp is None:
         return broken
     where = f"{target.name} ({path})"
-    out = [] if is_global else planted.renamed(_node(data, list(mcp.keys)), where)
+    table = _node(data, list(mcp.keys))
+    out = [] if is_global else planted.renamed(table, where)
+    out += entry_env.servers(where, table, relink(target.name, is_global), project=not is_global)
     entry = _node(data, [*mcp.keys, "engram"])
     if entry is None or not command.is_engrams(entry):
         return out
@@ -278,6 +281,8 @@ def _codex_host(ctx: Ctx, path: Path, is_global: bool = True) -> list[Finding]:
         return [Finding("host.unparseable", "error", exc.message, exc.hint)]
     where = f"codex ({path})"
     out = [] if is_global else planted.renamed(data.get("mcp_servers"), where)
+    out += entry_env.servers(where, data.get("mcp_servers"), relink("codex", True),
+                             project=not is_global)
     entry = blocks.codex_entry(data)
     if not isinstance(entry, dict):
         return out
@@ -362,16 +367,33 @@ def _claude_user(ctx: Ctx) -> list[Finding]:
 
     entry = hoststate.claude_user_entry(ctx.roots.env.home)
     where = f"claude ({hoststate.claude_user_json(ctx.roots.env.home)})"
+    env_found = _claude_json_entries(ctx, where)
     recorded = any(x.get("host") == "claude" for x in linked(ctx.roots, True))
     if entry is None or not command.is_engrams(entry):
-        if not recorded:
-            return []
+        if not recorded or entry is not None:
+            return env_found
         add = " ".join(user_server_argv(ctx.roots))
         return [Finding("host.claude_user_missing", "warn",
                         f"{where}: Claude Code has no user-scope engram server",
                         f"run `claude mcp add --scope user engram -- {add}`")]
-    return launch_findings(ctx, where, entry, relink("claude", True)
-                           + " (then run the `claude mcp` commands it prints)")
+    return env_found + launch_findings(ctx, where, entry, relink("claude", True)
+                                       + " (then run the `claude mcp` commands it prints)")
+
+
+def _claude_json_entries(ctx: Ctx, where: str) -> list[Finding]:
+    """`~/.claude.json`: the user-scope servers and this project's local-scope ones (the
+    user's file, so warnings: entry_env.py)."""
+    data, _ = _load(hoststate.claude_user_json(ctx.roots.env.home))
+    if not isinstance(data, dict):
+        return []
+    fix = relink("claude", True)
+    out = entry_env.servers(where, data.get("mcpServers"), fix, project=False)
+    projects = data.get("projects")
+    local = projects.get(str(ctx.roots.project)) if isinstance(projects, dict) else None
+    if isinstance(local, dict):
+        out += entry_env.servers(f"{where} (this project's local servers)",
+                                 local.get("mcpServers"), fix, project=False)
+    return out
 
 
 def check_hosts(roots: Roots) -> list[Finding]:

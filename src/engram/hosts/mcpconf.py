@@ -44,9 +44,15 @@ def desired(style: str, existing: Any, wish: Wish) -> tuple[Any, str | None]:
     fresh_flags = command.with_always_load([], wish.always_load)
     if existing is None:
         return _entry_for(style, wish.launch, fresh_flags, None), None
+    from engram.hosts import entry_env
+
     if not command.is_engrams(existing):
         if wish.force:
             return _entry_for(style, wish.launch, fresh_flags, None), None
+        if entry_env.wrapped(existing):
+            return None, ("kept an existing `engram` entry that launches Engram inside another "
+                          "command (host.wrapped_launch: run `engram doctor`; --force writes "
+                          "Engram's own)")
         return None, "kept an existing `engram` entry that does not launch Engram (use --force)"
     flags = command.flags_of(existing)
     if wish.refresh or wish.force:
@@ -56,6 +62,8 @@ def desired(style: str, existing: Any, wish: Wish) -> tuple[Any, str | None]:
     note = (f"kept {NO_DIALOG} on the `engram` entry: the approval dialog is off, so only the "
             f"host's prompt for engram_commit gates a write; remove {NO_DIALOG} unless you set "
             "it") if NO_DIALOG in flags else None
+    kept_env = entry_env.link_note("the `engram` entry", existing)
+    note = "; ".join(n for n in (note, kept_env) if n) or None
     return _entry_for(style, launch, flags, existing if isinstance(existing, dict) else None), note
 
 
