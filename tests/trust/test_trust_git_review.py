@@ -347,6 +347,17 @@ def test_a_binary_looking_memory_change_fails_verify(
     _assert_hidden(repo, capsys, "review.binary")
 
 
+def test_a_work_tree_set_elsewhere_fails_verify(repo: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The next one: `core.worktree` points git at another folder, so the project's files are
+    no longer in git's work tree at all (Engram used to read that as "not in git")."""
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    git(repo, "config", "core.worktree", str(elsewhere))
+    hand_edit(repo)
+    _assert_hidden(repo, capsys, "review.outside_worktree")
+
+
 def test_the_typescript_index_is_covered_too(repo: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     (_root(repo) / "memory.index.json").write_text('{"version": 1, "entries": []}\n')

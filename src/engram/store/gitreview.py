@@ -88,6 +88,14 @@ def hidden(root: Path, rels: Sequence[str], *, project: Path | None = None
     head = _git(root, ["rev-parse", "--is-inside-work-tree", "--show-toplevel",
                        "--git-path", "info/grafts"])
     if head is None or not head.startswith("true"):
+        if project is not None and _git(project, ["rev-parse", "--git-dir"]) is not None:
+            # a repository is around the project, but its work tree is set elsewhere
+            return {HASHES: Blind(
+                "review.outside_worktree",
+                "the project is inside a git repository whose work tree is set elsewhere "
+                "(core.worktree), so `git status` and `git diff` never look at the memory files",
+                "remove core.worktree from the repository's config (`git config --unset "
+                "core.worktree`) unless you set it yourself")}, ""
         return {}, ""
     lines = head.splitlines()
     top = Path(lines[1]) if len(lines) > 1 else root
