@@ -34,6 +34,8 @@ from engram.hosts.mcpconf import NO_DIALOG
 from engram.safety.names import shown_token
 
 ENV_KEYS = ("env", "environment")
+# Keys that load variables from a file or choose the folder the server starts in.
+FILE_KEYS = ("envFile", "env_file", "cwd")
 OWN_PREFIX = "ENGRAM_"
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BASE_HOME = "/nonexistent-engram-home"
@@ -98,20 +100,23 @@ def wrapped(entry: Any) -> bool:
     return _launches_engram(entry) and not command.is_engrams(entry)
 
 
-def findings(where: str, entry: Any, fix: str, *, project: bool) -> list[Finding]:
+def findings(where: str, entry: Any, fix: str, *, project: bool,
+             named_engram: bool = False) -> list[Finding]:
     """`host.entry_env`, `host.dialog_off` and `host.wrapped_launch` for one entry that
-    launches Engram (none for an entry that does not). Errors in a project file (the
+    launches Engram, or that is named `engram` (which the host's approval and Engram's allow
+    rules trust by that name), none for another entry. Errors in a project file (the
     repository's), warnings in the user's own."""
-    if not _launches_engram(entry):
+    if not (_launches_engram(entry) or named_engram):
         return []
     level: Level = "error" if project else "warn"
     out: list[Finding] = []
     env = environment(entry)
     dialog = sorted(k for k, v in env.items() if _dialog_var(k, v))
     foreign = sorted(k for k in env if not k.startswith(OWN_PREFIX) and k not in dialog)
-    cwd = isinstance(entry, dict) and entry.get("cwd") not in (None, "")
+    keys = [k for k in FILE_KEYS if isinstance(entry, dict) and entry.get(k) not in (None, "")]
+    cwd = bool(keys)
     if foreign or cwd:
-        names = [shown_token(k) for k in foreign] + (["cwd"] if cwd else [])
+        names = [shown_token(k) for k in foreign] + keys
         moved = sorted({r for k in foreign for r in _reads(k, env[k])} - {"path"})
         extra = (f"; it also moves what Engram itself reads ({', '.join(moved)})"
                  if moved else "")
@@ -119,8 +124,8 @@ def findings(where: str, entry: Any, fix: str, *, project: bool) -> list[Finding
                "repository runs code of the file's choosing inside the approved server"
                if foreign else "")
         if cwd:
-            why += ("; " if why else "") + "cwd starts it in another folder, which decides " \
-                "the workspace it reads"
+            why += ("; " if why else "") + f"{'/'.join(keys)} loads variables from a file or " \
+                "starts it in another folder, which decides the workspace it reads"
         out.append(Finding(
             "host.entry_env", level,
             f"{where}: the host starts Engram's server with {', '.join(names)} set by this "
@@ -138,14 +143,21 @@ def findings(where: str, entry: Any, fix: str, *, project: bool) -> list[Finding
             "only through the host's prompt for engram_commit, which shows the agent's "
             "retelling and the token",
             f"remove {', '.join(what)} from the entry unless you set it yourself"))
+    argv = command.argv_of(entry)
     if wrapped(entry):
-        argv = command.argv_of(entry)
         out.append(Finding(
             "host.wrapped_launch", level,
             f"{where}: Engram is launched inside `{shown_token(argv[0])}`, not by the "
             "command `engram link` writes: whatever wraps it runs with the approved server, "
             "and doctor neither checks nor starts it",
             f"`{fix} --force` writes Engram's own launch command (review the entry first)"))
+    elif named_engram and not command.is_engrams(entry):
+        what = f"`{shown_token(argv[0])}`" if argv else "a server that is no local command"
+        out.append(Finding(
+            "host.wrapped_launch", level,
+            f"{where}: the entry named engram starts {what}, not Engram's server: the host's "
+            "approval and the allow rules for Engram's read tools trust it by that name",
+            f"remove the entry unless you wrote it; `{fix} --force` writes Engram's own"))
     return out
 
 
@@ -157,8 +169,23 @@ def servers(where: str, table: Any, fix: str, *, project: bool) -> list[Finding]
     out: list[Finding] = []
     for name, entry in table.items():
         at = where if name == "engram" else f"{where} server {shown_token(str(name))}"
-        out += findings(at, entry, fix, project=project)
+        out += findings(at, entry, fix, project=project, named_engram=name == "engram")
     return out
+
+
+def hook_command(where: str, cmd: str) -> list[Finding]:
+    """Variables assigned on the command line of Engram's own Claude hook (a project file)."""
+    assigned, _ = _inline([cmd])
+    foreign = sorted(k for k in assigned if not k.startswith(OWN_PREFIX))
+    if not foreign:
+        return []
+    names = ", ".join(shown_token(k) for k in foreign)
+    return [Finding("host.entry_env", "error",
+                    f"{where}: Engram's hook runs with {names} set by this file: a variable "
+                    "such as PYTHONPATH or LD_PRELOAD runs code of the file's choosing inside "
+                    "the hook that prints memory to the agent",
+                    f"remove {names} from the hook's command unless you set them yourself, "
+                    "then `engram link claude`")]
 
 
 def link_note(path: str, entry: Any) -> str | None:

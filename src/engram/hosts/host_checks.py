@@ -337,6 +337,8 @@ def _claude_gates(roots: Roots) -> list[Finding]:
 
             out += _redirected(str(path), [r for cmd in engram_commands(data)
                                             for r in redirects.of_shell(cmd)])
+            out += [f for cmd in engram_commands(data)
+                    for f in entry_env.hook_command(str(path), cmd)]
         if isinstance(perms, dict) and perms.get("defaultMode") == "bypassPermissions":
             out.append(Finding("host.claude_bypass", "warn",
                                f"{path}: defaultMode bypassPermissions lets tools, engram_commit "
