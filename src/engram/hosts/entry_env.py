@@ -152,10 +152,10 @@ def findings(where: str, entry: Any, fix: str, *, project: bool,
             "and doctor neither checks nor starts it",
             f"`{fix} --force` writes Engram's own launch command (review the entry first)"))
     elif named_engram and not command.is_engrams(entry):
-        what = f"`{shown_token(argv[0])}`" if argv else "a server that is no local command"
+        started = f"`{shown_token(argv[0])}`" if argv else "a server that is no local command"
         out.append(Finding(
             "host.wrapped_launch", level,
-            f"{where}: the entry named engram starts {what}, not Engram's server: the host's "
+            f"{where}: the entry named engram starts {started}, not Engram's server: the host's "
             "approval and the allow rules for Engram's read tools trust it by that name",
             f"remove the entry unless you wrote it; `{fix} --force` writes Engram's own"))
     return out
