@@ -422,3 +422,25 @@ def test_verify_works_through_the_installed_cli(repo: Path) -> None:
                           capture_output=True, env=subprocess_env(), check=False)
     assert done.returncode == 4 and "review.config" in done.stdout, done.stdout + done.stderr
     assert not _marker(repo).exists()
+
+
+def test_a_lazy_fetch_never_runs_the_repositorys_ssh_command(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The next one, against Engram's own git: the repository's config makes it a partial clone
+    whose promisor remote is reached through `core.sshCommand`, and a blob is missing, so any
+    git that reads that blob (the review check's `git diff`, the anchors' `git log`) fetches it
+    lazily and runs the command."""
+    rel = f".agents/.engram/{_rule(repo).relative_to(_root(repo)).as_posix()}"
+    blob = git(repo, "rev-parse", f"HEAD:{rel}").strip()
+    loose = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    assert loose.is_file()
+    loose.unlink()
+    git(repo, "config", "core.repositoryformatversion", "1")
+    git(repo, "config", "extensions.partialClone", "origin")
+    git(repo, "config", "remote.origin.url", "ssh://example.invalid/x")
+    git(repo, "config", "remote.origin.promisor", "true")
+    git(repo, "config", "core.sshCommand", f"touch {_marker(repo)}; false")
+    hand_edit(repo)
+    for args in (("verify",), ("doctor",), ("load", "--all"), ("stale",)):
+        run_cli(*args, capsys=capsys)
+        assert not _marker(repo).exists(), args
