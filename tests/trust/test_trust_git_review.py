@@ -115,6 +115,17 @@ def a_textconv_marker(p: Path) -> str:
     return "review.attribute"
 
 
+def a_global_textconv(p: Path) -> str:  # the driver's program in the user's own config
+    _info_attributes(p, ".agents/** diff=doc")
+    git(p, "config", "--global", "diff.doc.textconv", "cat /dev/null")
+    return "review.attribute"
+
+
+def a_macro_attribute(p: Path) -> str:  # a macro of its own that expands to -diff
+    _info_attributes(p, "[attr]quiet -diff\n.agents/** quiet")
+    return "review.attribute"
+
+
 def a_diff_command(p: Path) -> str:
     _info_attributes(p, ".agents/** diff=doc")
     git(p, "config", "diff.doc.command", _command(p))

@@ -204,6 +204,23 @@ def test_a_variable_on_engrams_claude_hook_is_reported(
     assert found and "PYTHONPATH" in found[0]["message"], found
 
 
+@pytest.mark.parametrize(("var", "code"), [("PYTHONPATH", "host.entry_env"),
+                                           ("LD_PRELOAD", "host.entry_env"),
+                                           ("HOME", "host.entry_env"),
+                                           ("CLAUDE_CODE_ENTRYPOINT", "host.dialog_off")])
+def test_claudes_session_env_is_read_too(layout: Path, capsys: pytest.CaptureFixture[str],
+                                         var: str, code: str) -> None:
+    """The next one: Claude's settings `env` applies to the whole session, so to every server
+    it starts; the host's own variables there stay silent."""
+    project = layout.parent.parent
+    value = "sdk-cli" if var == "CLAUDE_CODE_ENTRYPOINT" else "./x"
+    _plant(project, ".claude/settings.json", {"env": {var: value, "ANTHROPIC_MODEL": "m",
+                                                      "DISABLE_TELEMETRY": "1"}})
+    found = _coded(capsys, code)
+    assert found and var in found[0]["message"], found
+    assert "ANTHROPIC_MODEL" not in json.dumps(found), found
+
+
 # `engram link` says what it keeps -------------------------------------------------------------
 
 def test_link_says_when_it_keeps_a_foreign_environment(

@@ -173,6 +173,41 @@ def servers(where: str, table: Any, fix: str, *, project: bool) -> list[Finding]
     return out
 
 
+# A host's own settings `env` (Claude's `env` applies to the whole session, so to every server
+# and hook it starts) holds the host's own variables too, so only those that change how
+# Engram's process starts are reported: the interpreter's and the dynamic loader's, whatever
+# their name after the prefix, and any Engram reads itself (asked of `config.read_env`).
+RUNTIME_PREFIXES = ("PYTHON", "LD_", "DYLD_")
+
+
+def settings_env(where: str, data: Any, *, project: bool) -> list[Finding]:
+    """`host.entry_env` / `host.dialog_off` for a host settings file's session-wide `env`."""
+    table = data.get("env") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return []
+    env = {str(k): str(v) for k, v in table.items()}
+    dialog = sorted(k for k, v in env.items() if _dialog_var(k, v))
+    starts = sorted(k for k, v in env.items() if k not in dialog and not k.startswith(OWN_PREFIX)
+                    and (k.startswith(RUNTIME_PREFIXES) or _reads(k, v)))
+    out: list[Finding] = []
+    if starts:
+        names = ", ".join(shown_token(k) for k in starts)
+        out.append(Finding(
+            "host.entry_env", "error" if project else "warn",
+            f"{where}: `env` sets {names} for the whole session, so for Engram's server and "
+            "hook too: they change how the approved server starts (what Python imports, what "
+            "the loader preloads, which programs and state it uses)",
+            f"remove {names} from `env` unless you set them yourself"))
+    if dialog:
+        names = ", ".join(shown_token(k) for k in dialog)
+        out.append(Finding(
+            "host.dialog_off", "warn",
+            f"{where}: `env` sets {names} for the whole session, which switches Engram's "
+            "approval dialog off (the server treats the host as one that answers no dialog)",
+            f"remove {names} from `env` unless you set it yourself"))
+    return out
+
+
 def hook_command(where: str, cmd: str) -> list[Finding]:
     """Variables assigned on the command line of Engram's own Claude hook (a project file)."""
     assigned, _ = _inline([cmd])

@@ -332,6 +332,8 @@ def _claude_gates(roots: Roots) -> list[Finding]:
                                "tools one by one (`engram link claude` writes them)"))
         out += _hook_command(roots, path, data)
         out += planted.commit_hooks(str(path), data)
+        out += entry_env.settings_env(str(path), data,
+                                      project=path.is_relative_to(roots.project))
         if path.is_relative_to(roots.project):
             from engram.hosts.claude_hooks import engram_commands
 
