@@ -455,3 +455,23 @@ def test_a_lazy_fetch_never_runs_the_repositorys_ssh_command(
     for args in (("verify",), ("doctor",), ("load", "--all"), ("stale",)):
         run_cli(*args, capsys=capsys)
         assert not _marker(repo).exists(), args
+
+
+def test_every_repository_wide_reason_is_reported_beside_a_files_own(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One reason must not hide another: an attribute on the hashes file, config and replace
+    objects are each a finding of their own."""
+    a_info_minus_diff(repo)
+    a_diff_external(repo)
+    hand_edit(repo)
+    git(repo, "commit", "-qam", "tidy")
+    git(repo, "replace", "-f", git(repo, "rev-parse", "HEAD").strip(),
+        git(repo, "rev-parse", "HEAD~1").strip())
+    rc, out, _ = run_cli("verify", capsys=capsys)
+    assert rc == 4
+    for code in ("review.attribute", "review.config", "review.replaced"):
+        assert code in out, out
+    rc, out, _ = run_cli("doctor", "--json", capsys=capsys)
+    codes = {f["code"] for f in json.loads(out[out.index("{"):])["data"]["findings"]}
+    assert {"review.attribute", "review.config", "review.replaced"} <= codes, codes
+    assert not _marker(repo).exists()

@@ -79,9 +79,10 @@ class Blind:
 
 
 def hidden(root: Path, rels: Sequence[str], *, project: Path | None = None
-           ) -> tuple[dict[str, Blind], str]:
-    """({rel: why git review would not show it} for `memory.hashes.json`, the TypeScript index
-    when present and `rels`, and a note when the whole root is kept out of git). `project`: the
+           ) -> tuple[list[tuple[str, Blind]], str]:
+    """([(rel, why git review would not show it)] for `memory.hashes.json`, the TypeScript
+    index when present and `rels`: the first reason of each file, then every repository-wide
+    one on the hashes file; and a note when the whole root is kept out of git). `project`: the
     project around a workspace root, where no repository boundary may sit (None: a global
     root, which may be a repository of its own)."""
     paths = [HASHES, *([TS_INDEX] if (root / TS_INDEX).is_file() else []), *rels]
@@ -90,27 +91,27 @@ def hidden(root: Path, rels: Sequence[str], *, project: Path | None = None
     if head is None or not head.startswith("true"):
         if project is not None and _git(project, ["rev-parse", "--git-dir"]) is not None:
             # a repository is around the project, but its work tree is set elsewhere
-            return {HASHES: Blind(
+            return [(HASHES, Blind(
                 "review.outside_worktree",
                 "the project is inside a git repository whose work tree is set elsewhere "
                 "(core.worktree), so `git status` and `git diff` never look at the memory files",
                 "remove core.worktree from the repository's config (`git config --unset "
-                "core.worktree`) unless you set it yourself")}, ""
-        return {}, ""
+                "core.worktree`) unless you set it yourself"))], ""
+        return [], ""
     lines = head.splitlines()
     top = Path(lines[1]) if len(lines) > 1 else root
     out: dict[str, Blind] = {}
     boundary = _boundary(root, top, project)
     if boundary is not None:  # every other answer would come from the wrong repository
-        return {HASHES: boundary}, ""
+        return [(HASHES, boundary)], ""
     config = _listed_config(root)
     filtered = _attributes(root, paths, [(k, v) for _, k, v in config], out)
-    _repository(root, lines[2] if len(lines) > 2 else "", config, out)
+    repo = _repository(root, lines[2] if len(lines) > 2 else "", config)
     _index_flags(root, set(paths), out)
     ignored = [rel for rel in (_git(root, ["check-ignore", "-z", "--stdin"], paths) or "")
                .split("\0") if rel]
     if HASHES in ignored:  # tracked files are never reported: this root is not in git at all
-        return out, NOT_IN_GIT
+        return sorted(out.items()) + [(HASHES, b) for b in repo], NOT_IN_GIT
     for rel in ignored:
         out.setdefault(rel, Blind("review.ignored", "git ignores it, so `git status` and "
                                   "`git diff` never show it",
@@ -118,7 +119,7 @@ def hidden(root: Path, rels: Sequence[str], *, project: Path | None = None
                                   "it), then `git add` the file"))
     if not filtered:  # git would run a filter to compare the file: Engram never does
         _binary(root, paths, out)
-    return out, ""
+    return sorted(out.items()) + [(HASHES, b) for b in repo], ""
 
 
 def _boundary(root: Path, top: Path, project: Path | None) -> Blind | None:
@@ -218,15 +219,15 @@ def _truthy(key: str, value: str) -> bool:
     return bool(value.strip())
 
 
-def _repository(root: Path, grafts: str, config: list[tuple[str, str, str]],
-                out: dict[str, Blind]) -> None:
+def _repository(root: Path, grafts: str, config: list[tuple[str, str, str]]) -> list[Blind]:
     """Repository-wide settings that change every path's review; reported on the hashes file."""
     from engram.safety.names import shown_token
 
+    out: list[Blind] = []
     local = sorted({k.lower() for scope, k, v in config if scope in LOCAL_SCOPES
                     and _changes_every_path(k.lower(), v)})
     if local:
-        out.setdefault(HASHES, Blind(
+        out.append(Blind(
             "review.config",
             f"the repository's git config sets {', '.join(shown_token(k) for k in local)}, "
             "which changes how every file diffs, merges or is shown, memory included",
@@ -235,7 +236,7 @@ def _repository(root: Path, grafts: str, config: list[tuple[str, str, str]],
             "--no-ext-diff --no-textconv`"))
     if (_git(root, ["for-each-ref", "--count=1", "--format=%(refname)", "refs/replace/"])
             or "").strip():
-        out.setdefault(HASHES, Blind(
+        out.append(Blind(
             "review.replaced",
             "the repository holds `git replace` objects, so `git log -p` and `git diff` can "
             "show other commits or contents than the ones stored",
@@ -247,12 +248,13 @@ def _repository(root: Path, grafts: str, config: list[tuple[str, str, str]],
     except OSError:
         grafted = False
     if grafted:
-        out.setdefault(HASHES, Blind(
+        out.append(Blind(
             "review.grafts",
             "the repository has a grafts file (.git/info/grafts), so `git log -p` shows a "
             "history other than the one stored",
             "delete .git/info/grafts unless you made it; review with "
             "`git --no-replace-objects log -p`"))
+    return out
 
 
 def _index_flags(root: Path, wanted: set[str], out: dict[str, Blind]) -> None:

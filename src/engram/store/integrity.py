@@ -102,8 +102,7 @@ def _hidden(store: Store, diags: list[Diagnostic]) -> list[FileCheck]:
     found, note = hidden(store.path, store.hashed_files(), project=project)
     if note:
         diags.append(Diagnostic("integrity.not_in_git", "info", f"{store.root.scope}: {note}"))
-    return [FileCheck(store.root.scope, rel, HIDDEN, 0, b.why, b.code, b.fix)
-            for rel, b in sorted(found.items())]
+    return [FileCheck(store.root.scope, rel, HIDDEN, 0, b.why, b.code, b.fix) for rel, b in found]
 
 
 def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = False) -> Outcome:
