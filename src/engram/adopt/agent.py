@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engram.adopt.guard import strip
 from engram.adopt.sources import Source
 from engram.adopt.split import strip_managed
-from engram.safety import printable, redact, strip_injection_lines
+from engram.safety import printable, redact, scan_secrets, strip_injection_lines
 
 MAX_PACK_CHARS = 60_000
 
@@ -45,7 +46,18 @@ def sanitized(text: str) -> tuple[str, int, int]:
     """(text, injection lines removed, secrets redacted)."""
     body, _ = strip_managed(text)
     kept, removed = strip_injection_lines(body)
-    clean, count = redact(kept)
+    kept, more = strip(kept)
+    removed += more
+    lines, count = [], 0
+    for line in kept.split("\n"):
+        found = scan_secrets(line)
+        if found:  # the whole line: a pattern may catch one spelling of a secret and not another
+            lines.append(f"[REDACTED: a line with a {found[0].label}]")
+            count += 1
+        else:
+            lines.append(line)
+    clean, more = redact("\n".join(lines))
+    count += more
     clean = clean.replace("```", "~~~")
     return printable(clean.strip("\n"), keep_lines=True), removed, count
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram.adopt.guard import flagged
 from engram.adopt.sources import Source
 from engram.adopt.split import Item, split
 from engram.proposals.similarity import content_key
@@ -80,7 +81,8 @@ def _unsafe(item: Item, allow_emails: Sequence[str]) -> str:
     """The scan's verdict on an item, as kinds only (the text is never echoed)."""
     whole = item.text + "\n" + "\n".join(item.heading)
     findings = scan_text(whole, allow_emails=tuple(allow_emails)) + scan_invisible(whole)
-    if not findings:
-        return ""
     kinds = sorted({f"{f.category} ({f.label})" for f in findings})
+    kinds += [f"injection ({k})" for k in {flagged(ln) for ln in whole.split("\n")} if k]
+    if not kinds:
+        return ""
     return "left out: " + ", ".join(kinds)

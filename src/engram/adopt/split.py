@@ -36,6 +36,10 @@ IMPERATIVE = frozenset(str.split(
     encode decode hash sign lock unlock pass give take send fetch load save declare define
     reference link cite explain describe comment favor favour stick stay reuse rerun
     """))
+# Norms written as descriptions ("Branch names follow …", "raw SQL needs a comment").
+_NORM_WORDS = re.compile(r"\b(follows?|needs?|requires?|comes? with|has to|have to|"
+                         r"is mandatory|are mandatory|is required|are required)\b", re.I)
+_ABOUT_FILE = re.compile(r"^this (file|document)\b", re.I)
 _STEP_WORDS = re.compile(r"(^|\s)(then|first,?|finally,?|afterwards)\s|->|→", re.I)
 
 
@@ -225,6 +229,9 @@ class _Walker:
         if len(re.findall(r"[A-Za-z0-9]+", text)) < MIN_WORDS:
             self.out.left_out.append((n, "too short to be a memory"))
             return
+        if _ABOUT_FILE.match(text):
+            self.out.left_out.append((n, "about the guidance file itself"))
+            return
         heads = tuple(h for _, h in self.headings)
         self.out.items.append(Item(text, mtype or classify(text, heads, self.kind_hint), n,
                                    max(self.end, n), heads, self.anchors,
@@ -237,15 +244,18 @@ def classify(text: str, headings: tuple[str, ...] = (), kind_hint: str = "") -> 
     1. A host's own type wins: Claude auto memory `feedback` → rule, `user`/`project`/
        `reference` → knowledge.
     2. An item that chains steps (`then`, `->`, `first … finally`) twice → skill.
-    3. An imperative first word (IMPERATIVE) or a must/never/should word → rule.
-    4. Everything else → knowledge (a fact, a decision, a description)."""
+    3. An imperative first word (IMPERATIVE), a must/never/should word, or a norm written as
+       a description (follows, needs, requires, comes with) → rule.
+    4. Everything else → knowledge (a fact, a decision, a description).
+    Rules 3 and 4 read the first sentence: "X is a Django service. Follow …" is a fact."""
     if kind_hint == "feedback":
         return "rule"
     if kind_hint in ("user", "project", "reference"):
         return "knowledge"
     if len(_STEP_WORDS.findall(text)) >= 2:
         return "skill"
+    text = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)[0]  # the first sentence
     first = re.sub(r"[^a-z']", "", text.split(None, 1)[0].lower()) if text.split() else ""
-    if first in IMPERATIVE or _RULE_WORDS.search(text):
+    if first in IMPERATIVE or _RULE_WORDS.search(text) or _NORM_WORDS.search(text):
         return "rule"
     return "knowledge"

@@ -82,7 +82,9 @@ def run_take_control(args: argparse.Namespace, ctx: Context) -> Outcome:
         from engram.adopt.hosts import host_sources
         from engram.config import read_env
 
-        host = host_sources(read_env().home, project, args.max_chars)
+        env = read_env()
+        claude = Path(env.claude_config_dir).expanduser() if env.claude_config_dir else None
+        host = host_sources(env.home, project, args.max_chars, claude)
     if args.agent:
         sources = [s for s in found.sources if not s.personal] + (host[0] if host else [])
         text, counts = pack(sources)
@@ -144,11 +146,12 @@ def _propose(args: argparse.Namespace, ctx: Context, survey: Survey) -> Outcome:
     args.scope = scope_was
     last = outcomes[-1]
     written = [w for o in outcomes for w in o.data.get("written") or []]
+    deferred = [d for o in outcomes for d in o.data.get("deferred") or []]
     text = "\n\n".join(o.text for o in outcomes if o.text)
     if written and last.exit_code == 0:
         text += f"\n\n{TWICE}"
     return last.replace(text=text, data={**last.data, "written": written,
-                                         "summary": survey.as_data()})
+                                         "deferred": deferred, "summary": survey.as_data()})
 
 
 def _answered(args: argparse.Namespace, ctx: Context, batches: list[list[dict[str, Any]]],
