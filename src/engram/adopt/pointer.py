@@ -58,10 +58,19 @@ def rewrite(text: str, held: set[str]) -> tuple[str, int]:
         return text, 0
     lines = [ln for n, ln in enumerate(text.split("\n"), 1) if n not in drop]
     lines = _drop_empty_sections(lines)
-    at = next((i + 1 for i, ln in enumerate(lines) if _HEADING.match(ln)), 0)
+    top = _after_frontmatter(lines)
+    at = next((i + 1 for i, ln in enumerate(lines) if i >= top and _HEADING.match(ln)), top)
     lines[at:at] = (["", POINTER] if at else [POINTER, ""])
     out = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
     return out if out.endswith("\n") else out + "\n", count
+
+
+def _after_frontmatter(lines: list[str]) -> int:
+    """The index of the first line after a leading `---` frontmatter block (0 without one)."""
+    if not lines or lines[0] != "---":
+        return 0
+    end = next((i for i in range(1, len(lines)) if lines[i] == "---"), -1)
+    return end + 1 if end > 0 else 0
 
 
 def _drop_empty_sections(lines: list[str]) -> list[str]:
