@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,8 +62,10 @@ def _ok(done: subprocess.CompletedProcess[str]) -> str:
     return done.stdout
 
 
-def _plan(project: Path, *flags: str) -> dict:
-    return json.loads(_ok(engram("tc", "--plan", "--json", *flags, cwd=project)))["data"]
+def _plan(project: Path, *flags: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(_ok(engram("tc", "--plan", "--json", *flags,
+                                                 cwd=project)))["data"]
+    return data
 
 
 @pytest.fixture
