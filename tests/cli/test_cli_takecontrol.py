@@ -294,3 +294,14 @@ def test_the_fixture_styles_adopt_with_no_leak(project: Path) -> None:
         for s in strings:
             assert s not in text, (kind, s)
     assert len(data["folded"]) == expected["duplicates"]
+
+
+def test_provenance_names_only_files_of_the_repository(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("- Keep this elsewhere.\n", encoding="utf-8")
+    data = _plan(repo, "--file", str(outside))
+    assert data["skipped"][0]["reason"].startswith("outside the project")
+    refused = engram("save-session", "--answer", "A", cwd=repo,
+                     stdin="TYPE: rule | TEXT: Use x always. | SOURCE_FILES: ../../etc/passwd\n")
+    assert refused.returncode == 2 and "not a repository-relative path" in refused.stderr
+    assert not _memories(repo)

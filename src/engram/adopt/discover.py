@@ -51,7 +51,8 @@ def discover(project: Path, *, base: str = "", files: Sequence[str] = (),
         if rel in seen:
             continue
         seen.add(rel)
-        reason = _excluded(rel, exclude)
+        reason = "outside the project (adopt a file of this repository)" \
+            if Path(rel).is_absolute() or rel.startswith("../") else _excluded(rel, exclude)
         if reason is None and len(found.sources) >= max_sources:
             reason = f"beyond --max-sources {max_sources}"
         if reason is not None:
@@ -110,6 +111,8 @@ def _excluded(rel: str, exclude: Sequence[str]) -> str | None:
 def _rel(project: Path, name: str) -> str:
     path = Path(name)
     full = path if path.is_absolute() else Path.cwd() / path
+    if not path.is_absolute() and not full.exists() and (project / path).exists():
+        full = project / path  # --workspace DIR with a path relative to that project
     try:
         return full.resolve().relative_to(project.resolve()).as_posix()
     except ValueError:

@@ -26,6 +26,7 @@ from typing import Any
 
 from engram.adopt.hosts import claude_memory_dir
 from engram.bench.harness import engram_argv
+from engram.gitrun import git_argv
 
 REPO = Path(__file__).resolve().parents[3]
 FIXTURE = REPO / "tests" / "fixtures" / "takecontrol"
@@ -60,9 +61,9 @@ def _project(base: Path, source: Path, name: str) -> tuple[Path, Path]:
     shutil.rmtree(base / name, ignore_errors=True)
     shutil.copytree(source, project)
     home.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    subprocess.run(["git", "config", "user.email", "bench@example.com"], cwd=project, check=True)
-    subprocess.run(["git", "config", "user.name", "Bench"], cwd=project, check=True)
+    for args in (("init", "-q"), ("config", "user.email", "bench@example.com"),
+                 ("config", "user.name", "Bench")):
+        subprocess.run(git_argv(project, *args), check=True, capture_output=True)
     _run(["init"], project, home)
     return project, home
 

@@ -129,6 +129,14 @@ def _propose(args: argparse.Namespace, ctx: Context, survey: Survey) -> Outcome:
         suggested = "global" if args.scope is None and root is not None and root.exists() \
             else args.scope
         groups.append((personal, suggested))
+    if len(groups) > 1 and args.answer:
+        from engram.cli.export import _numbered
+
+        if _numbered(args.answer):
+            raise UsageError("a numbered answer picks from one proposal, and this adoption "
+                             "makes one for the project and one for memories about you",
+                             code="usage.answer", hint="answer A or C, or adopt the host "
+                             "memory separately (without --from-hosts first)")
     scope_was = args.scope
     for items, scope in groups:
         args.scope = scope

@@ -204,8 +204,20 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
         role=_roles(f.get("role"), number),
         triggers=_list(f.get("triggers")), tags=tuple(x.lower() for x in _list(f.get("tags"))),
         confidence=confidence, variants=variants, renames=renames,
-        source_files=_list(f.get("source_files")), anchors=_list(f.get("anchors")),
+        source_files=_relative(_list(f.get("source_files")), "SOURCE_FILES", fail),
+        anchors=_relative(_list(f.get("anchors")), "ANCHORS", fail),
     )
+
+
+def _relative(items: tuple[str, ...], name: str, fail: Any) -> tuple[str, ...]:
+    """Repository-relative paths or globs (`~/…` for a host's memory file): never absolute,
+    never climbing out with `..`."""
+    for item in items:
+        parts = item.removeprefix("~/").replace("\\", "/").split("/")
+        if item.startswith(("/", "\\")) or ".." in parts or ":" in parts[0] or "\0" in item:
+            raise fail(name, f"{item!r} is not a repository-relative path",
+                       "name files as the take-control pack shows them, e.g. CLAUDE.md")
+    return items
 
 
 def _roles(value: Any, number: int) -> tuple[str, ...]:
