@@ -36,6 +36,7 @@ class Env(NamedTuple):
     # Claude Code in print mode (`claude -p`) sets CLAUDE_CODE_ENTRYPOINT=sdk-cli for its MCP
     # servers, declares the dialog capability, and lets every dialog run into its timeout.
     dialogless_host: str | None = None
+    claude_config_dir: str | None = None  # Claude Code's CLAUDE_CONFIG_DIR (take-control)
 
 
 def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> Env:
@@ -54,6 +55,7 @@ def read_env(environ: Mapping[str, str] | None = None, cwd: Path | None = None) 
         path=src.get("PATH", ""),
         dialogless_host=("Claude Code print mode (claude -p)"
                          if src.get("CLAUDE_CODE_ENTRYPOINT") == "sdk-cli" else None),
+        claude_config_dir=src.get("CLAUDE_CONFIG_DIR") or None,
     )
 
 

@@ -69,6 +69,9 @@ class FakeCore:
     def resource_limit(self) -> int:
         return 20
 
+    def take_control_pack(self) -> str:
+        return "Engram take-control: (no sources in the fake core)"
+
     # read path ---------------------------------------------------------------------------
     def load(self, args: dict[str, Any]) -> Outcome:
         return Outcome(text=f"engram: loaded 1 of 1 routed memories for {args.get('query')}",

@@ -78,6 +78,7 @@ RUNNERS: dict[str, Runner] = {
     "load": _lazy("load_bench"),
     "writes": _lazy("write_bench"),
     "stale": _lazy("stale_bench"),
+    "takecontrol": _lazy("takecontrol_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
@@ -88,4 +89,5 @@ TITLES = {
     "hooks": "Claude Code hook: cold `engram agent-hook` process per payload",
     "writes": "Write path: proposing and committing one memory",
     "stale": "Code anchors: state accuracy and `engram stale` on a large repository",
+    "takecontrol": "Take control: adopting existing guidance (six styles) and its speed",
 }

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from engram.cli.main import Context
 
 # each is a row of engram.bench.report.RUNNERS
-SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes", "stale")
+SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes", "stale",
+          "takecontrol")
 
 
 def configure_bench(p: argparse.ArgumentParser) -> None:

@@ -165,6 +165,7 @@ def _propose_batches(args: argparse.Namespace, ctx: Context,
                      batches: list[list[dict[str, Any]]], head: list[str]) -> Outcome:
     texts: list[str] = []
     written: list[Any] = []
+    deferred: list[dict[str, Any]] = []
     diagnostics = [Diagnostic("import.note", "warn", note.removeprefix("note: "))
                    for note in head]
     if head and not args.json:  # before the preview: it says how to read it
@@ -183,13 +184,15 @@ def _propose_batches(args: argparse.Namespace, ctx: Context,
         else:
             texts.append(outcome.text)
         written += outcome.data.get("written") or []
+        deferred += [{**d, "text": batch[int(d["number"]) - 1].get("text", "")}
+                     for d in outcome.data.get("deferred") or []]
         diagnostics += outcome.diagnostics
         if outcome.exit_code != 0:
             return outcome.replace(text="\n\n".join(texts), diagnostics=diagnostics)
     if len(batches) > 1:
         texts.append(f"{len(written)} written from {len(batches)} proposals")
     return Outcome(text="\n\n".join(t for t in texts if t), diagnostics=diagnostics,
-                   data={"written": written, "proposals": len(batches)})
+                   data={"written": written, "deferred": deferred, "proposals": len(batches)})
 
 
 def _read_bundle(path: Path) -> str:

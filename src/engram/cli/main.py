@@ -66,8 +66,10 @@ COMMANDS: list[tuple[str, str, str, str, bool]] = [
      'write approved memories as AGENTS.md, CLAUDE.md, .cursorrules or a JSON bundle', False),
     ('import', 'engram.cli.export', 'import_bundle',
      'propose the memories of an export bundle (preview, then approval)', False),
+    ('take-control', 'engram.cli.takecontrol', 'take_control',
+     "adopt the repository's existing agent guidance as memories (with approval)", False),
 ]
-ALIASES = {"ss": "save-session"}
+ALIASES = {"ss": "save-session", "tc": "take-control"}
 
 
 class Context:

@@ -69,6 +69,7 @@ class Core(Protocol):
     def memory_text(self, memory_id: str) -> str: ...
     def top_by_usage(self, n: int) -> list[dict[str, Any]]: ...  # {id, title?, type?}
     def resource_limit(self) -> int: ...
+    def take_control_pack(self) -> str: ...  # the MCP prompt `take-control`
 
 
 class EngineCore:
@@ -140,6 +141,13 @@ class EngineCore:
         from engram.status import status
 
         return status(self.roots)
+
+    def take_control_pack(self) -> str:
+        from engram.adopt.agent import pack
+        from engram.adopt.discover import discover
+
+        found = discover(self.roots.project)
+        return pack([s for s in found.sources if not s.personal])[0]
 
     def propose(self, candidates: str, scope: str | None, query_level: int | None) -> Proposal:
         from engram.proposals import api

@@ -28,6 +28,8 @@ from engram.mcp.protocol import (
     PROMPT_DESCRIPTION,
     PROMPT_NAME,
     PROPOSE_PROTOCOL,
+    TAKE_CONTROL_DESCRIPTION,
+    TAKE_CONTROL_NAME,
     clipped,
     quoted,
 )
@@ -219,10 +221,15 @@ class Handlers:
 
     @staticmethod
     def prompts() -> list[dict[str, Any]]:
-        return [{"name": PROMPT_NAME, "description": PROMPT_DESCRIPTION}]
+        return [{"name": PROMPT_NAME, "description": PROMPT_DESCRIPTION},
+                {"name": TAKE_CONTROL_NAME, "description": TAKE_CONTROL_DESCRIPTION}]
 
-    @staticmethod
-    def prompt(name: Any) -> dict[str, Any]:
+    def prompt(self, name: Any) -> dict[str, Any]:
+        if name == TAKE_CONTROL_NAME:
+            # The project's guidance files, sanitized, as data (docs/adopting.md "With an agent")
+            text = self.engine(self.core.take_control_pack)
+            return {"description": TAKE_CONTROL_DESCRIPTION,
+                    "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
         if name != PROMPT_NAME:
             shown = repr(clipped(name)) if isinstance(name, str) else quoted(name)
             raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {shown}")

@@ -73,6 +73,11 @@ INSTRUCTIONS: Final = (
 
 PROMPT_NAME: Final = "propose"
 PROMPT_DESCRIPTION: Final = "How to propose memories to Engram: what to save, syntax, approval."
+TAKE_CONTROL_NAME: Final = "take-control"
+TAKE_CONTROL_DESCRIPTION: Final = ("Adopt this project's existing guidance files (CLAUDE.md, "
+                                   "AGENTS.md, Cursor rules, memory-bank/, ...) as Engram "
+                                   "memories: the sanitized sources as data, and how to "
+                                   "propose them.")
 PROPOSE_PROTOCOL: Final = """\
 Engram memory proposal protocol
 

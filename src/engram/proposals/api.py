@@ -145,6 +145,10 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
         parsed = [dataclasses.replace(
             c, role=c.role or tuple(roles),
             context=c.context or (context or "").strip()) for c in parsed]
+    if any(c.source_files for c in parsed):
+        from engram.adopt.sources import with_hashes
+
+        parsed = with_hashes(roots.project, parsed)
     check_candidates(parsed, allow_emails=[git_author(roots.project).email])
     scopes = target_scopes(roots, scope)
     planned = plan(roots, parsed, scopes)

@@ -61,6 +61,11 @@ def new_memory(c: Candidate, mid: str, scope: Scope, today: str, author: Author,
     optional = {"depends_on": list(c.depends_on), "level": c.level, "role": list(c.role),
                 "triggers": list(c.triggers), "supersedes": [supersedes] if supersedes else None}
     meta.update({k: v for k, v in optional.items() if v})
+    if c.source_files:  # adopted by take-control: the TypeScript tool's schema v3 provenance
+        meta.update(source="take-control", source_files=list(c.source_files),
+                    source_hashes=list(c.source_hashes))
+    if c.anchors:
+        meta["anchors"] = list(c.anchors)
     variants = variants_for(c.text, c.variants) if c.type == "rule" else {}
     body = compose_body(title, bullets(c.text), c.context, variants)
     return Memory(id=mid, type=c.type, title=title, meta=meta, body=body,

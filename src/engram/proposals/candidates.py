@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram.config import normalise_roles
@@ -27,7 +27,8 @@ MAX_TEXT_CHARS = 4000
 LEVELS = ("foundation", "intermediate", "advanced")
 CONFIDENCES = ("high", "medium", "low")
 FIELDS = ("TYPE", "TEXT", "CONTEXT", "DEPENDS_ON", "LEVEL", "UPDATE", "SUPERSEDES", "ROLE",
-          "TRIGGERS", "TAGS", "CONFIDENCE", "LIGHT", "BALANCED", "STRICT", "RENAME")
+          "TRIGGERS", "TAGS", "CONFIDENCE", "LIGHT", "BALANCED", "STRICT", "RENAME",
+          "SOURCE_FILES", "ANCHORS")
 _FIELD_START = re.compile(r"^\s*([A-Za-z][A-Za-z_]*)\s*:\s*")
 # A segment boundary is a pipe followed by an upper-case FIELD: so pipes inside text survive.
 _SEGMENT = re.compile(r"\|\s*(?=[A-Z][A-Z_]*\s*:)")
@@ -64,6 +65,11 @@ class Candidate:
     confidence: str = "high"
     variants: dict[str, str] = field(default_factory=dict)
     renames: tuple[tuple[str, str], ...] = ()
+    # Provenance of an adopted memory (engram take-control, docs/adopting.md): the guidance
+    # files it came from and their SHA-256 as Engram computed them (never taken from input).
+    source_files: tuple[str, ...] = ()
+    source_hashes: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()  # `paths:`/`globs:` of the source, as `anchors:` frontmatter
 
     def declared(self) -> set[str]:
         """Ids this candidate explicitly relates itself to (what makes a hint "answered")."""
@@ -78,11 +84,18 @@ class Candidate:
             "update": self.update, "supersedes": self.supersedes, "role": list(self.role),
             "triggers": list(self.triggers), "tags": list(self.tags),
             "confidence": self.confidence, "variants": dict(sorted(self.variants.items())),
-        } | ({"rename": [f"{a} -> {b}" for a, b in self.renames]} if self.renames else {})
+        } | ({"rename": [f"{a} -> {b}" for a, b in self.renames]} if self.renames else {}) \
+          | ({"source_files": list(self.source_files), "source_hashes": list(self.source_hashes)}
+             if self.source_files else {}) \
+          | ({"anchors": list(self.anchors)} if self.anchors else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Candidate:
-        return _build(int(data["number"]), {k: v for k, v in data.items() if k != "number"})
+        """A candidate as a token stored it (to_dict): hashes included, as Engram made them."""
+        built = _build(int(data["number"]), {k: v for k, v in data.items()
+                                             if k not in ("number", "source_hashes")})
+        hashes = tuple(str(h) for h in data.get("source_hashes") or ())
+        return replace(built, source_hashes=hashes) if hashes else built
 
 
 def parse_candidates(
@@ -191,7 +204,20 @@ def _build(number: int, f: Mapping[str, Any]) -> Candidate:
         role=_roles(f.get("role"), number),
         triggers=_list(f.get("triggers")), tags=tuple(x.lower() for x in _list(f.get("tags"))),
         confidence=confidence, variants=variants, renames=renames,
+        source_files=_relative(_list(f.get("source_files")), "SOURCE_FILES", fail),
+        anchors=_relative(_list(f.get("anchors")), "ANCHORS", fail),
     )
+
+
+def _relative(items: tuple[str, ...], name: str, fail: Any) -> tuple[str, ...]:
+    """Repository-relative paths or globs (`~/…` for a host's memory file): never absolute,
+    never climbing out with `..`."""
+    for item in items:
+        parts = item.removeprefix("~/").replace("\\", "/").split("/")
+        if item.startswith(("/", "\\")) or ".." in parts or ":" in parts[0] or "\0" in item:
+            raise fail(name, f"{item!r} is not a repository-relative path",
+                       "name files as the take-control pack shows them, e.g. CLAUDE.md")
+    return items
 
 
 def _roles(value: Any, number: int) -> tuple[str, ...]:

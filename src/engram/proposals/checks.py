@@ -31,7 +31,8 @@ _CONTROL_HINT = ("remove the invisible or control characters (a reviewer cannot 
 def candidate_fields(c: Candidate) -> list[tuple[str, str]]:
     fields = [("TEXT", c.text), ("CONTEXT", c.context)]
     fields += [(name.upper(), text) for name, text in sorted(c.variants.items())]
-    fields += [("TRIGGERS", ", ".join(c.triggers)), ("TAGS", ", ".join(c.tags))]
+    fields += [("TRIGGERS", ", ".join(c.triggers)), ("TAGS", ", ".join(c.tags)),
+               ("ANCHORS", ", ".join(c.anchors)), ("SOURCE_FILES", ", ".join(c.source_files))]
     return [(name, text) for name, text in fields if text]
 
 

@@ -26,6 +26,10 @@ def candidate_lines(c: Candidate) -> list[str]:
         lines.append(f"Level: {c.level}")
     if c.confidence != "high":
         lines.append(f"Confidence: {c.confidence}")
+    if c.anchors:
+        lines.append(f"Anchors: {', '.join(c.anchors)}")
+    if c.source_files:
+        lines.append(f"Adopted from: {', '.join(c.source_files)}")
     if c.renames:
         lines.append("Renames paths: " + "; ".join(f"{a} → {b}" for a, b in c.renames))
     if c.type == "rule":
