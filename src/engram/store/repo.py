@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from engram import clock, jsontext
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
-from engram.storage import open_regular, read_fd, read_text
+from engram.storage import fault_text, open_regular, read_fd, read_text, shown_path
 from engram.store import jsonorder, locks, ts_index
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
@@ -351,8 +351,8 @@ def _rolled_back(exc: StorageError | OSError, undo: list[tuple[Path, bytes | Non
             else:
                 atomic_write(path, old)
         except (StorageError, OSError):
-            failed.append(str(path))
-    what = exc.message if isinstance(exc, StorageError) else str(exc)
+            failed.append(shown_path(path))
+    what = exc.message if isinstance(exc, StorageError) else fault_text(exc)[0]
     hint = exc.hint if isinstance(exc, StorageError) else "check the path and retry"
     code = exc.code if isinstance(exc, StorageError) else "storage.io"
     if failed:
