@@ -14,6 +14,7 @@ is inside it is held to the same rule. This module only looks (lstat); it never 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -46,9 +47,18 @@ class Problem(NamedTuple):
 
     @property
     def message(self) -> str:
+        from engram.storage import shown_path
+
         if self.what == "symlink":
-            return f"{self.path} is a symlink (to {self.target}); Engram will not follow it"
-        return f"{self.path} is {self.what}"
+            return (f"{shown_path(self.path)} is a symlink (to {shown_path(self.target)}); "
+                    "Engram will not follow it")
+        return f"{shown_path(self.path)} is {self.what}"
+
+    @property
+    def bypassed(self) -> bool:
+        """A cache database: `store/sqlitefile.open_cache` bypasses it (an in-memory database
+        serves the command), so it never blocks a read; `doctor` still reports it."""
+        return self.path.parent.name == ".cache" and ".sqlite" in self.path.name
 
     @property
     def hint(self) -> str:
@@ -61,7 +71,7 @@ def _problem(path: Path, want_dir: bool) -> Problem | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return Problem(path, f"unreadable ({exc.strerror})", "")
+        return Problem(path, f"unreadable ({errno.errorcode.get(exc.errno or 0, 'EIO')})", "")
     if stat.S_ISLNK(st.st_mode):
         try:
             target = str(path.readlink())
@@ -105,7 +115,7 @@ def problems(roots: Roots) -> list[Problem]:
 
 def ensure(roots: Roots) -> Roots:
     """`roots` when nothing is behind a symlink; else a coded error naming the first one."""
-    found = problems(roots)
+    found = [p for p in problems(roots) if not p.bypassed]
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise StorageError(f"refusing to use the memory root: {found[0].message}{more}",

@@ -39,26 +39,78 @@ _INDEX_HINT = ("the search index under .agents/.engram/.cache is only a cache: d
                "directory and retry")
 
 
+def shown_path(path: Path | str | bytes | None) -> str:
+    """A path as Engram may print it: the one workspace-derived thing its own messages carry,
+    with non-UTF-8 bytes, control and invisible characters written as escapes, and cut short."""
+    if path is None:
+        return "a file"
+    from engram.safety.invisible import printable
+
+    raw = os.fsencode(path) if not isinstance(path, bytes) else path
+    return printable(raw.decode("utf-8", "backslashreplace"), 240)
+
+
+# What a fault is called when Engram prints it: the error's class, never its text (a database
+# error can carry a trigger's RAISE message, a JSON error the file's bytes, an OSError a name).
+_FAULTS: tuple[tuple[str, str, str], ...] = (
+    ("JSONDecodeError", "input.json", "the file is not valid JSON"),
+    ("UnicodeDecodeError", "input.encoding", "the file is not valid UTF-8"),
+    ("RecursionError", "input.too_deep", "input is nested too deeply to read"),
+)
+
+
+def fault_text(exc: BaseException) -> tuple[str, str]:
+    """(message, code) for a failure Engram did not raise itself: fixed words chosen by the
+    error's kind (an errno's name, SQLite's result-code name), never `str(exc)`, so no byte of a
+    workspace file or database reaches what Engram prints or returns."""
+    if isinstance(exc, EngramError):
+        return exc.message, exc.code
+    if isinstance(exc, OSError):
+        name = errno.errorcode.get(exc.errno or 0, "")
+        code = _BY_ERRNO.get(exc.errno or 0, ("storage.io", ""))[0]
+        text = os.strerror(exc.errno) if exc.errno else "input/output error"
+        return (f"{text} ({name})" if name else text), code
+    if type(exc).__module__ == "sqlite3":
+        name = _sqlite_name(exc)
+        code = _SQLITE.get(_primary(name), ("storage.index", ""))[0]
+        return (f"the cache database failed ({name})" if name
+                else "the cache database failed"), code
+    for kind, code, text in _FAULTS:
+        if any(k.__name__ == kind for k in type(exc).__mro__):
+            return text, code
+    return f"unexpected {type(exc).__name__}", "internal"
+
+
+def _sqlite_name(exc: BaseException) -> str:
+    """SQLite's result-code name (`SQLITE_CONSTRAINT_TRIGGER`), only if it is one."""
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    return name if name.startswith("SQLITE_") and name[7:].replace("_", "").isalnum() \
+        and name.isupper() and len(name) < 40 else ""
+
+
+def _primary(name: str) -> str:
+    """`SQLITE_READONLY` of `SQLITE_READONLY_DBMOVED`."""
+    return "_".join(name.split("_")[:2])
+
+
 def storage_error(exc: BaseException, path: Path | str | None = None,
                   action: str = "access") -> StorageError | None:
-    """The coded error for an OS or SQLite storage failure; None for anything else."""
+    """The coded error for an OS or SQLite storage failure; None for anything else. Its
+    message is `fault_text`'s fixed words and, for an OSError, the path (`shown_path`)."""
     if isinstance(exc, StorageError):
         return exc
     if isinstance(exc, OSError):
         code, hint = _BY_ERRNO.get(exc.errno or 0, ("storage.io", f"check the path and retry; "
                                                     f"{_UNTOUCHED}"))
         where = path if path is not None else exc.filename
-        what = f"cannot {action} {where}" if where is not None else f"cannot {action} a file"
-        return StorageError(f"{what}: {exc.strerror or exc}", hint=hint, code=code)
+        what = f"cannot {action} {shown_path(where)}" if where is not None \
+            else f"cannot {action} a file"
+        return StorageError(f"{what}: {fault_text(exc)[0]}", hint=hint, code=code)
     if type(exc).__module__ == "sqlite3":  # without importing sqlite3 on the CLI's hot path
-        name = str(getattr(exc, "sqlite_errorname", "") or "")
-        message = str(exc)
-        if not name and "disk is full" in message:
-            name = "SQLITE_FULL"
-        elif not name and "readonly" in message:
-            name = "SQLITE_READONLY"
-        code, hint = _SQLITE.get(name, ("storage.index", _INDEX_HINT))
-        return StorageError(f"the search index failed: {message}", hint=hint, code=code)
+        name = _sqlite_name(exc)
+        code, hint = _SQLITE.get(_primary(name), ("storage.index", _INDEX_HINT))
+        return StorageError(f"the search index failed ({name or 'SQLite error'})", hint=hint,
+                            code=code)
     return None
 
 

@@ -250,5 +250,5 @@ echo $? >'{tmp_path}/load.rc'
             assert envelope["diagnostics"][0]["code"] == "storage.full"
         else:
             assert envelope["ok"] is True
-    if left_kb == 40:  # too little room for the index or the memory: save really fails
-        assert int((tmp_path / "save.rc").read_text()) == 1
+    # A full disk may leave room for the memory but not the cache: the cache is then bypassed
+    # (issue 27 class 2), so a save may succeed; either outcome is coded (checked above).

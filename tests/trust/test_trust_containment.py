@@ -63,8 +63,8 @@ def test_a_symlinked_workspace_root_is_refused_and_its_target_untouched(
 
 DIR_LINKS = ["rules", "skills", "knowledge", "archive", "working", ".cache"]
 FILE_LINKS = ["memory.hashes.json", "engram.config.json", "changelog.md",
-              "pending-approvals.json", "usage.json", ".lock", ".cache/index.sqlite",
-              ".cache/derived.sqlite", ".cache/anchors.sqlite"]
+              "pending-approvals.json", "usage.json", ".lock"]
+CACHE_LINKS = [".cache/index.sqlite", ".cache/derived.sqlite", ".cache/anchors.sqlite"]
 
 
 @pytest.mark.parametrize("name", DIR_LINKS + FILE_LINKS)
@@ -88,6 +88,28 @@ def test_a_symlinked_type_folder_or_state_file_is_refused(
     _every_door_refuses(capsys, target)
     code, out = cli(capsys, "doctor")
     assert code == 1 and "root.symlink" in out and str(at) in out and "real" in out, out
+
+
+@pytest.mark.parametrize("name", CACHE_LINKS)
+def test_a_symlinked_cache_database_is_bypassed_never_followed(
+        project: Path, outside: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """A cache database is not the agent's to control, nor to block reads with (issue 27
+    class 2): a link in its place is never opened; an in-memory cache serves the command."""
+    root = _init(capsys)
+    at = root / name
+    for stale in at.parent.glob(at.name + "*"):
+        stale.unlink()
+    target = outside / "keep.txt"
+    at.symlink_to(target)
+    before = _snapshot(outside)
+    for args in (("load", "smoke suite release"), ("search", "smoke"), ("status",),
+                 ("verify",), ("save", "-f", "rule", "Pin every tool version in CI config.")):
+        code, out = cli(capsys, *args)
+        assert code == 0, (args, out)
+    assert _snapshot(outside) == before, "something was created or changed behind the symlink"
+    assert at.is_symlink()
+    code, out = cli(capsys, "doctor")
+    assert code == 1 and "root.symlink" in out and str(at) in out, out
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -100,8 +100,10 @@ def test_a_folder_swapped_for_a_symlink_during_save_gets_nothing_written_outside
     full = rel if rel.startswith(".agents") else f".agents/.engram/{rel}"
     before = _arm_swap(monkeypatch, arm, project, full, outside, tmp_path)
     code, out = cli(capsys, "save", "-f", "rule", "Pin every tool version in CI config.")
-    if not rel.endswith(".cache") or arm == "after-containment-check":
-        _refused(code, out, arm)  # a late `.cache` swap meets no write that needs it
+    if not rel.endswith(".cache"):
+        _refused(code, out, arm)
+    # A swapped `.cache` is bypassed (issue 27 class 2: a cache never blocks): the save goes on
+    # with an in-memory index, and nothing lands outside either way.
     assert _snapshot(outside) == before, "a write landed outside the repository"
 
 
@@ -181,7 +183,8 @@ def test_a_cache_database_planted_as_a_symlink_after_the_check_is_refused(
 
     _arm_after_check(monkeypatch, plant)
     code, out = cli(capsys, "save", "-f", "rule", "Pin every tool version in CI config.")
-    assert code != 0 and "symlink" in out, out
+    # Not used (issue 27 class 2: a cache Engram cannot use is bypassed, never followed).
+    assert code == 0, out
     assert _snapshot(outside) == before, "a write landed outside the repository"
 
 
@@ -197,7 +200,8 @@ def test_a_cache_database_hard_linked_to_a_file_outside_is_refused(
     victim.write_bytes(b"")
     (cache / "index.sqlite").hardlink_to(victim)
     code, out = cli(capsys, "load", "release")
-    assert code != 0 and "hard link" in out, out
+    # Bypassed, never written (issue 27 class 2): the load still answers, with a warning.
+    assert code == 0 and "search cache could not be used" in out, out
     assert victim.read_bytes() == b""
 
 

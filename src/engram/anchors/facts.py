@@ -17,7 +17,7 @@ from typing import NamedTuple, Protocol
 
 from engram.anchors import gitlog
 from engram.anchors.gitlog import Fate
-from engram.store.sqlitefile import connect_sqlite
+from engram.store.sqlitefile import open_cache
 
 SCHEMA = 1
 _DDL = """
@@ -290,19 +290,18 @@ def open_facts(project: Path, cache_dir: Path | None) -> Facts:
 
 def _open_db(cache_dir: Path | None) -> sqlite3.Connection:
     if cache_dir is not None:
-        try:
-            db = connect_sqlite(cache_dir / "anchors.sqlite")
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-                db.executescript("DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS tracked; "
-                                 "DROP TABLE IF EXISTS fate; DROP TABLE IF EXISTS touch;")
-                db.executescript(_DDL)
-                db.execute(f"PRAGMA user_version={SCHEMA}")
-            return db
-        except (OSError, sqlite3.Error):
-            pass
+        return open_cache(cache_dir / "anchors.sqlite", _prepare)[0]
     db = sqlite3.connect(":memory:", isolation_level=None)
-    db.executescript(_DDL)
+    _prepare(db)
     return db
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+        db.executescript("DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS tracked; "
+                         "DROP TABLE IF EXISTS fate; DROP TABLE IF EXISTS touch;")
+        db.executescript(_DDL)
+        db.execute(f"PRAGMA user_version={SCHEMA}")
 
 
 def _update(db: sqlite3.Connection, top: Path, key: Key, meta: dict[str, str]) -> None:

@@ -186,9 +186,13 @@ def _auto_repin() -> None:
 def _coded(exc: BaseException) -> EngramError:
     """A storage fault or runaway nesting the command did not code itself: one mapping
     (`engram.storage`) for every command, so none ends in a traceback."""
-    from engram.storage import coded_error
+    from engram.storage import coded_error, fault_text
 
-    return coded_error(exc) or EngramError(str(exc))
+    coded = coded_error(exc)
+    if coded is not None:
+        return coded
+    message, code = fault_text(exc)
+    return EngramError(message, code=code)
 
 
 def _emit_error(exc: EngramError, as_json: bool) -> int:

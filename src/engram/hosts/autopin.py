@@ -40,7 +40,10 @@ def maybe_repin() -> None:
     try:
         _repin(env.config_dir)
     except Exception as exc:  # noqa: BLE001 - never break the command the user asked for
-        sys.stderr.write(f"engram: automatic re-pin failed ({exc}); run `engram upgrade`\n")
+        from engram.storage import fault_text
+
+        sys.stderr.write(f"engram: automatic re-pin failed ({fault_text(exc)[0]}); "
+                         "run `engram upgrade`\n")
 
 
 def _repin(config_dir: Path) -> None:

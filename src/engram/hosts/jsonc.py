@@ -50,11 +50,15 @@ class Item:
     comma: int | None = None  # index of the comma that follows the item, if any
 
 
+MAX_DEPTH = 200
+
+
 class _Parser:
     def __init__(self, text: str, source: str) -> None:
         self.text = text
         self.pos = 0
         self.source = source
+        self.depth = 0
 
     def fail(self, why: str) -> HostConfigError:
         line = self.text.count("\n", 0, self.pos) + 1
@@ -129,6 +133,9 @@ class _Parser:
         return Node("scalar", start, self.pos, self.decode(start, self.pos))
 
     def container(self, kind: str, close: str) -> Node:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:  # a host file never nests this deep; recursion would abort
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep")
         node = Node(kind, self.pos, -1)
         self.pos += 1
         while True:
@@ -139,6 +146,7 @@ class _Parser:
                 self.pos += 1
                 node.end = self.pos
                 node.value = _plain(node)
+                self.depth -= 1
                 return node
             item_start = self.pos
             key = None

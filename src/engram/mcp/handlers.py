@@ -105,7 +105,9 @@ class Handlers:
             import traceback
 
             traceback.print_exc(file=sys.stderr)
-            return _failure("internal", f"{name} failed: {type(exc).__name__}: {exc}",
+            from engram.storage import fault_text
+
+            return _failure("internal", f"{name} failed: {fault_text(exc)[0]}",
                            hint="see the server's stderr; report it if it repeats")
 
     def plain(self, name: str, params: dict[str, Any]) -> str:

@@ -190,7 +190,9 @@ class Server:
             import traceback
 
             traceback.print_exc(file=sys.stderr)
-            reply = error_message(req.id, p.INTERNAL_ERROR, f"Internal error: {exc}")
+            from engram.storage import fault_text
+
+            reply = error_message(req.id, p.INTERNAL_ERROR, f"Internal error: {fault_text(exc)[0]}")
         finally:
             with self._lock:
                 self._flights.pop(req.id, None)

@@ -24,7 +24,7 @@ from engram.clock import Clock
 from engram.clock import today as utc_today
 from engram.config import normalise_roles
 from engram.errors import IntegrityError, NotFoundError, UsageError
-from engram.outcome import Outcome
+from engram.outcome import Diagnostic, Outcome
 from engram.proposals import notes
 from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
@@ -43,6 +43,7 @@ from engram.proposals.shown import candidate_lines
 from engram.proposals.verdicts import Kind
 from engram.settings import set_role, set_rule_variant
 from engram.store.ids import title_from_text
+from engram.store.repo import AFTER_WRITE
 from engram.workspace import Roots, Scope
 
 __all__ = ["Item", "Prepared", "Proposal", "ScopedKind", "commit", "decline", "prepare",
@@ -274,7 +275,13 @@ def results_outcome(results: Sequence[CandidateResult]) -> Outcome:
         "deferred": [r.as_dict() for r in results if r.status == "deferred"],
         "noop": [r.as_dict() for r in results if r.status == "noop"],
     }
-    return Outcome(text=render_results(results), data=data)
+    notes = [(r, n) for r in results for n in r.after_write]
+    text = render_results(results)
+    if notes:  # the write stands: said after the results, as a warning, never as a failure
+        text = text.rstrip("\n") + "\n" + "".join(
+            f"Candidate {r.number}: {n}\n" for r, n in notes)
+    return Outcome(text=text, data=data, diagnostics=[
+        Diagnostic(AFTER_WRITE, "warn", f"candidate {r.number}: {n}") for r, n in notes])
 
 
 def approved(approve: Approve, count: int) -> set[int]:

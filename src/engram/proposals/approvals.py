@@ -30,7 +30,7 @@ from typing import Any
 from engram import jsontext
 from engram.clock import Clock, utcnow
 from engram.errors import ApprovalError, IntegrityError, StorageError
-from engram.storage import read_text
+from engram.storage import fault_text, read_text, shown_path
 from engram.store.fileio import atomic_write, root_lock
 from engram.store.seal import seal, user_key, verify
 from engram.workspace import IGNORED_LINES, Root, Roots
@@ -206,7 +206,8 @@ class PendingApprovals:
         except FileNotFoundError:
             return {}
         except (OSError, StorageError, ValueError, RecursionError) as exc:
-            raise IntegrityError(f"{self.path} cannot be read: {exc}", code="integrity.approval",
+            raise IntegrityError(f"{shown_path(self.path)} cannot be read: {fault_text(exc)[0]}",
+                                 code="integrity.approval",
                                  hint=f"delete {self.path} (it only holds open proposals) "
                                  "and propose again") from exc
         entries = data.get("entries") if isinstance(data, dict) else None

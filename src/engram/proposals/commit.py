@@ -44,12 +44,15 @@ class CandidateResult:
     related: list[str] = field(default_factory=list)
     action: str = ""
     reason: str = ""
+    after_write: list[str] = field(default_factory=list)  # storage.after_write notes
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"number": self.number, "scope": self.scope,
                                "status": self.status, "verdict": self.verdict, "id": self.id}
         if self.status == "written":
             out["file"] = self.file
+            if self.after_write:
+                out["after_write"] = self.after_write
         if self.status == "deferred":
             out.update(related_ids=self.related, reason=self.reason)
         return out
@@ -109,6 +112,7 @@ def _one(store: Store, p: PlannedCandidate, pin: Mapping[str, Any] | None, autho
             return base
     _write(store, p, old, author, today, source)
     base.status, base.file = "written", p.rel
+    base.after_write, store.after_write = store.after_write, []
     return base
 
 

@@ -78,8 +78,8 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
     reader = Reader(session, default_scanner())
     if ids:
         wanted = split_ids(ids) if isinstance(ids, str) else split_ids(",".join(ids))
-        return load_ids(router, reader, wanted, active_variant(settings), full=full,
-                        count=not dry_run)
+        return _noted(session, load_ids(router, reader, wanted, active_variant(settings),
+                                        full=full, count=not dry_run))
     if include_all:
         routed = router.route_all()
     elif query and query.strip():
@@ -88,9 +88,19 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
         raise UsageError("nothing to load", code="usage.load",
                          hint='give a task (engram load "fix the release script"), --id or --all')
     budget = budget_tokens or settings.int("load.max_tokens")
-    return _render_route(router, reader, routed, settings, budget=budget, disclosure=disclosure,
-                         full=full, explain=explain, dry_run=dry_run, fit_json=fit_json,
-                         in_context=frozenset(in_context))
+    return _noted(session, _render_route(
+        router, reader, routed, settings, budget=budget, disclosure=disclosure, full=full,
+        explain=explain, dry_run=dry_run, fit_json=fit_json, in_context=frozenset(in_context)))
+
+
+def _noted(session: ReadSession, outcome: Outcome) -> Outcome:
+    """The outcome with the request's `cache.unusable` warnings: in its diagnostics, and as
+    the first lines of its text (a cache Engram could not use never blocks a read)."""
+    notes = session.cache_diagnostics()
+    if not notes:
+        return outcome
+    head = "".join(f"{d.message}\n" for d in notes)
+    return outcome.replace(text=head + outcome.text, diagnostics=[*notes, *outcome.diagnostics])
 
 
 def _render_route(router: Router, reader: Reader, routed: Routed, settings: Settings, *,
@@ -181,7 +191,7 @@ def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
 def route(roots: Roots, task: str, *, session: ReadSession | None = None) -> Outcome:
     """Classify a task and list the memories it routes to, in load order (docs/reading.md)."""
     with reading(roots, session) as rs:
-        return _route(rs, task)
+        return _noted(rs, _route(rs, task))
 
 
 def _route(session: ReadSession, task: str) -> Outcome:
@@ -232,7 +242,7 @@ def search(roots: Roots, query: str, limit: int = 10, *,
         raise UsageError(f"limit {limit} is out of range", hint="use a positive number",
                          code="usage.limit")
     with reading(roots, session) as rs:
-        return _search(rs, query, limit)
+        return _noted(rs, _search(rs, query, limit))
 
 
 def _search(session: ReadSession, query: str, limit: int) -> Outcome:

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from engram.errors import InvalidMemoryError
 from engram.progress import Progress
 from engram.search import docs
-from engram.search.index_file import memory_from_json, memory_to_json, open_index
+from engram.search.index_file import memory_from_json, memory_index, memory_to_json, open_index
 from engram.search.visibility import Policy
+from engram.storage import fault_text
 from engram.store.ids import is_valid_id
 from engram.store.model import TYPES, Memory
 from engram.store.repo import ACTIVE_DIRS, NOTE_DIR, Store, parse_bytes
+from engram.store.sqlitefile import remove_broken
 from engram.workspace import Root
 
 if TYPE_CHECKING:
@@ -65,7 +67,8 @@ class RootIndex:
     def __init__(self, root: Root) -> None:
         self.root = root
         self.store = Store(root)
-        self.db = open_index(root.cache_dir)
+        # unusable: the cache file could not be used as it was (`cache.unusable`).
+        self.db, self.unusable = open_index(root.cache_dir)
         self._ino = self._cache_inode()
         self._fresh = False  # a full refresh ran since the last forget_freshness
         # Document frequencies for evidence pruning, valid while the data is unchanged.
@@ -98,7 +101,26 @@ class RootIndex:
         return "|".join(parts)
 
     def refresh(self) -> int:
-        """Bring the index up to date with the files; returns how many files were re-read."""
+        """Bring the index up to date with the files; returns how many files were re-read.
+
+        A cache that fails while refreshing (a trigger planted after it was opened, a foreign
+        schema, a lock held too long) is bypassed for this command: an in-memory index is
+        built from the files, and a broken file is removed so the next command rebuilds it."""
+        try:
+            return self._refresh()
+        except sqlite3.Error as exc:
+            self.bypass(exc)
+            return self._refresh()
+
+    def bypass(self, exc: BaseException) -> None:
+        """Serve this command from an in-memory index (see `refresh`)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        remove_broken(self.root.cache_dir / "index.sqlite", exc)
+        self.db, self.unusable, self._ino = memory_index(), True, -1
+        self._df_version, self._hidden_key, self._vec_key = (-1, -1), None, None
+
+    def _refresh(self) -> int:
         if not self.root.exists():
             return 0
         # Taken before the listing: a change racing with this refresh shows up next time.
@@ -168,7 +190,12 @@ class RootIndex:
         """
         if self._fresh or not self.root.exists():
             return
-        if self._stored_key() != self._dir_key():
+        try:
+            stale = self._stored_key() != self._dir_key()
+        except sqlite3.Error as exc:  # a foreign schema: no meta table
+            self.bypass(exc)
+            stale = True
+        if stale:
             self.refresh()
 
     def refresh_file(self, rel: str, sha: str) -> None:
@@ -216,7 +243,7 @@ class RootIndex:
         except OSError as exc:
             error, line = f"cannot read: {exc.strerror}", 1
         except Exception as exc:  # noqa: BLE001 - a file must never crash the index
-            error, line = f"cannot parse: {exc}", 1
+            error, line = f"cannot parse: {fault_text(exc)[0]}", 1
         self.db.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?)",
                         (rel, st[0], st[1], st[2], sha, error, line))
         if error is not None:

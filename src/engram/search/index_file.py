@@ -11,7 +11,7 @@ from pathlib import Path
 from engram import jsontext
 from engram.search import docs
 from engram.store.model import Memory
-from engram.store.sqlitefile import connect_sqlite
+from engram.store.sqlitefile import open_cache
 
 # Bump whenever this schema or what search/docs.py puts in its rows changes: every index then
 # rebuilds itself in place.
@@ -54,23 +54,34 @@ def memory_from_json(text: str) -> Memory:
     return Memory(**jsontext.loads(text))
 
 
-def open_index(cache_dir: Path) -> sqlite3.Connection:
-    """The root's index connection, its schema current; an in-memory one when `.cache/` cannot
-    be written or the file is broken (a read-only checkout still gets correct answers)."""
-    path = cache_dir / "index.sqlite"
-    try:
-        db = connect_sqlite(path, check_same_thread=False)
-        if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
-            _rebuild_schema(db)
-    except (OSError, sqlite3.Error):
-        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        db.executescript(_DDL)
+def open_index(cache_dir: Path) -> tuple[sqlite3.Connection, bool]:
+    """The root's index connection, its schema current, and whether the cache file could not
+    be used as it was (`sqlitefile.open_cache`: rebuilt, or bypassed by an in-memory index; a
+    read-only checkout still gets correct answers)."""
+    db, unusable = open_cache(cache_dir / "index.sqlite", _prepare, check_same_thread=False)
+    tune(db)
+    return db, unusable
+
+
+def memory_index() -> sqlite3.Connection:
+    """An in-memory index for this command alone (the cache file failed in use)."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    _prepare(db)
+    tune(db)
+    return db
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA:
+        _rebuild_schema(db)
+
+
+def tune(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA synchronous=NORMAL")
     # Reads dominate (every load runs a BM25 query): memory-mapped pages skip a copy per page
     # and roughly halve a load at 1,000 memories. Mapped pages are shared with the OS file
     # cache, so this does not grow private memory.
     db.execute("PRAGMA mmap_size=268435456")
-    return db
 
 
 def _rebuild_schema(db: sqlite3.Connection) -> None:

@@ -22,6 +22,7 @@ from engram.errors import EngramError, InvalidMemoryError
 from engram.search.guard import NOTE_FIX, Scanner, Skip, check, sha256_hex
 from engram.search.index import FileFacts, RootIndex
 from engram.search.session import ReadSession, approved_hashes
+from engram.storage import fault_text
 from engram.store import locks
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
@@ -143,7 +144,7 @@ class Reader:
         try:
             data = self._bytes(root, rel)
         except (EngramError, OSError) as exc:
-            return Read(None, skip=Skip(shown, f"cannot be read: {exc}")), b""
+            return Read(None, skip=Skip(shown, f"cannot be read: {fault_text(exc)[0]}")), b""
         sha = sha256_hex(data)
         part = self._part(root)
         facts = self._facts.get((scope, rel))
@@ -208,7 +209,7 @@ class Reader:
         try:
             key = user_key(self.roots.state_dir, self.roots.project, create=False)
         except (EngramError, OSError) as exc:
-            return f"its seal cannot be checked ({exc})"
+            return f"its seal cannot be checked ({fault_text(exc)[0]})"
         import hmac
 
         if not hmac.compare_digest(expected, note_seal(key, root.path, rel, data)):
@@ -219,7 +220,7 @@ class Reader:
         try:
             data = self._bytes(root, rel)
         except (EngramError, OSError) as exc:
-            return b"", "", Skip(shown, f"cannot be read: {exc}")
+            return b"", "", Skip(shown, f"cannot be read: {fault_text(exc)[0]}")
         hashes = approved_hashes(root)
         sha = sha256_hex(data)
         return data, sha, check(rel, data, hashes, self.scan, display=shown, sha=sha)

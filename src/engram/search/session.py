@@ -29,6 +29,7 @@ from engram.search.roots_index import MemoryIndex
 from engram.store.repo import Store, parse_bytes
 
 if TYPE_CHECKING:
+    from engram.outcome import Diagnostic
     from engram.search.semantic_load import Semantic
     from engram.store.model import Memory
     from engram.workspace import Root, Roots
@@ -135,6 +136,17 @@ class ReadSession:
         if self._semantic is None or self._semantic[0] != key:
             self._semantic = (key, semantic_load.load(path))
         return self._semantic[1]
+
+    def cache_diagnostics(self) -> list[Diagnostic]:
+        """One `cache.unusable` warning per root whose cache file this request could not use
+        as it was (rebuilt or bypassed, search/index.py); fixed words, never SQLite's text."""
+        from engram.outcome import Diagnostic
+        from engram.store.sqlitefile import UNUSABLE, UNUSABLE_HINT
+
+        parts = self._index.parts if self._index is not None else []
+        return [Diagnostic(UNUSABLE, "warn", f"engram: the {p.root.scope} search cache could "
+                           f"not be used as it was; this command read the memory files "
+                           f"directly ({UNUSABLE_HINT})") for p in parts if p.unusable]
 
     def close(self) -> None:
         if self._index is not None:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.errors import StorageError
-from engram.storage import storage_error
+from engram.storage import fault_text, storage_error
 from engram.store import locks
 
 TMP_PREFIX = ".engram-tmp-"
@@ -27,7 +27,7 @@ LOCK_TIMEOUT_S = 30.0
 
 
 def _fail(path: Path, exc: OSError, action: str) -> StorageError:
-    return storage_error(exc, path, action) or StorageError(str(exc), code="storage.io")
+    return storage_error(exc, path, action) or StorageError(fault_text(exc)[0], code="storage.io")
 
 
 # Roots whose writes never resolve a path through a symlink: root -> the directory every walk
@@ -300,8 +300,16 @@ def _locked(root: Path) -> StorageError:
 def _flock(root: Path, timeout: float) -> int:
     lock_path = root / ".lock"
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | locks.O_BINARY | os.O_CREAT, 0o644)
+        dfd = contained_parent(lock_path)
+        if dfd is None:
+            root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock_path, os.O_RDWR | locks.O_BINARY | os.O_CREAT, 0o644)
+        else:  # reached like every write: a root swapped for a link after its check fails here
+            try:
+                fd = os.open(lock_path.name, os.O_RDWR | locks.O_BINARY | os.O_CREAT
+                             | locks.O_NOFOLLOW, 0o644, dir_fd=dfd)
+            finally:
+                os.close(dfd)
     except OSError as exc:
         raise _fail(lock_path, exc, "lock") from exc
     if not locks.acquire(fd, deadline=time.monotonic() + timeout):

@@ -15,11 +15,15 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from types import TracebackType
 
-from engram.store.sqlitefile import connect_sqlite
+from engram.store.sqlitefile import open_cache
 
 FILE = "derived.sqlite"
 _DDL = ("CREATE TABLE IF NOT EXISTS derived(sha TEXT, name TEXT, value TEXT, "
         "PRIMARY KEY(name, sha)) WITHOUT ROWID")
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    db.execute(_DDL)
 
 
 class HashCache:
@@ -29,9 +33,7 @@ class HashCache:
         self.name = name
         self._db: sqlite3.Connection | None = None
         try:
-            db = connect_sqlite(cache_dir / FILE)
-            db.execute(_DDL)
-            self._db = db
+            self._db = open_cache(cache_dir / FILE, _prepare)[0]
         except (OSError, sqlite3.Error):
             self._db = None
 

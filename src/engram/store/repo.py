@@ -10,7 +10,6 @@ without its hash and a retry starts from the state before.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -21,7 +20,7 @@ from typing import NamedTuple
 
 from engram import clock, jsontext
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
-from engram.storage import open_regular, read_fd, read_text
+from engram.storage import fault_text, open_regular, read_fd, read_text, shown_path
 from engram.store import jsonorder, locks, ts_index
 from engram.store.fileio import atomic_write, clean_temp_files, remove, root_lock
 from engram.store.format import parse_memory
@@ -74,10 +73,22 @@ def _escaped(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
+AFTER_WRITE = "storage.after_write"
+
+
+def after_write_note(name: str, exc: BaseException) -> str:
+    """What a failure after the memory was written and hashed says (fixed words, `fault_text`)."""
+    return (f"the memory was saved and approved; updating {name} afterwards failed "
+            f"({fault_text(exc)[1]}: {fault_text(exc)[0]}): fix or delete {name}, then run "
+            "`engram verify`")
+
+
 class Store:
     def __init__(self, root: Root) -> None:
         self.root = root
         self.path = root.path
+        # Failures after a write succeeded (`storage.after_write`), for the caller to report.
+        self.after_write: list[str] = []
         self._bad_names: dict[tuple[str, ...], list[str]] = {}  # by the dirs listed
 
     @property
@@ -277,10 +288,17 @@ class Store:
                     self.append_changelog(log)
             except (StorageError, OSError) as exc:
                 raise _rolled_back(exc, undo) from exc
-            # Derived files of other tools and git: the memory write above stands either way.
-            with contextlib.suppress(StorageError):
+            # Derived files of other tools and git: the memory write above stands either way,
+            # so a failure here (any: a deeply nested memory.index.json raises RecursionError)
+            # is noted as `storage.after_write`, never raised as a failed write.
+            try:
                 self.refresh_ts_index({ch.rel: ch.text for ch in changes})
+            except Exception as exc:  # noqa: BLE001 - the write already happened
+                self.after_write.append(after_write_note(ts_index.INDEX_NAME, exc))
+            try:
                 self._keep_ignored()
+            except Exception as exc:  # noqa: BLE001 - the write already happened
+                self.after_write.append(after_write_note(".gitignore", exc))
 
     def _keep_ignored(self) -> None:
         """A root's existing `.gitignore` (maybe written by the TypeScript tool, which lacks
@@ -351,8 +369,8 @@ def _rolled_back(exc: StorageError | OSError, undo: list[tuple[Path, bytes | Non
             else:
                 atomic_write(path, old)
         except (StorageError, OSError):
-            failed.append(str(path))
-    what = exc.message if isinstance(exc, StorageError) else str(exc)
+            failed.append(shown_path(path))
+    what = exc.message if isinstance(exc, StorageError) else fault_text(exc)[0]
     hint = exc.hint if isinstance(exc, StorageError) else "check the path and retry"
     code = exc.code if isinstance(exc, StorageError) else "storage.io"
     if failed:

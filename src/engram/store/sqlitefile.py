@@ -9,6 +9,7 @@ import os
 import sqlite3
 import stat
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 from engram.errors import StorageError
@@ -124,3 +125,77 @@ def _opened_in_folder(folder: Path, names: tuple[str, ...], dfd: int, fds: set[i
             raise StorageError(f"refusing to use {folder / names[0]}: SQLite opened {target}, "
                                "not the file in the checked folder (was a folder swapped?)",
                                code="storage.symlink", hint="check `engram doctor`, then retry")
+
+
+UNUSABLE = "cache.unusable"
+UNUSABLE_HINT = ("the cache under .agents/.engram/.cache is rebuilt by Engram; if this repeats, "
+                 "delete that directory")
+# SQLite result codes that say the file itself is not a usable database: it is removed and
+# built again (nothing in it is truth). Others (locked, read-only) leave the file alone.
+_BROKEN = ("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_SCHEMA", "SQLITE_CONSTRAINT",
+           "SQLITE_ERROR", "SQLITE_MISMATCH", "SQLITE_RANGE", "SQLITE_FORMAT")
+
+
+def open_cache(path: Path, prepare: Callable[[sqlite3.Connection], None], *,
+               check_same_thread: bool = True) -> tuple[sqlite3.Connection, bool]:
+    """A usable connection to the cache database `path`, and whether the file on disk could
+    not be used as it was (`cache.unusable`: the caller warns, never with SQLite's text).
+
+    `prepare(db)` makes the schema current (and raises sqlite3.Error when it cannot). Objects
+    Engram never creates in a cache (triggers, views) are dropped first: a planted trigger
+    could abort every write with a sentence of its author's. A file SQLite calls corrupt, not
+    a database or of a foreign schema is removed and built again once; a cache that still
+    cannot be used (a directory or link in its place, locked, read-only) is bypassed: an
+    in-memory database serves this command. A read-only `.cache/` is not `unusable` (a
+    read-only checkout is a normal place to read from)."""
+    from engram.storage import fault_text
+
+    unusable = False
+    for attempt in (1, 2):
+        db: sqlite3.Connection | None = None
+        try:
+            db = connect_sqlite(path, check_same_thread=check_same_thread)
+            planted = drop_planted(db)
+            prepare(db)
+            return db, unusable or planted
+        except (OSError, sqlite3.Error, StorageError) as exc:
+            if db is not None:
+                db.close()
+            code = fault_text(exc)[1]
+            if code in ("storage.readonly", "storage.full"):
+                break
+            unusable = True
+            if attempt == 2 or not remove_broken(path, exc):
+                break
+    memory = sqlite3.connect(":memory:", isolation_level=None,
+                             check_same_thread=check_same_thread)
+    prepare(memory)
+    return memory, unusable
+
+
+def drop_planted(db: sqlite3.Connection) -> bool:
+    """Drop every trigger and view (Engram's caches have none); True when there were any."""
+    rows = db.execute("SELECT type, name FROM sqlite_master "
+                      "WHERE type IN ('trigger', 'view')").fetchall()
+    for kind, name in rows:
+        quoted = str(name).replace('"', '""')
+        db.execute(f'DROP {"TRIGGER" if kind == "trigger" else "VIEW"} IF EXISTS "{quoted}"')
+    return bool(rows)
+
+
+def remove_broken(path: Path, exc: BaseException) -> bool:
+    """Remove a cache file SQLite says is broken (`_BROKEN`), with its WAL and shared memory
+    (contained, like every removal); False when it is not broken that way or cannot be removed
+    (then it is bypassed)."""
+    from engram.store.fileio import remove
+
+    if not str(getattr(exc, "sqlite_errorname", "") or "").startswith(_BROKEN):
+        return False
+    try:
+        if not path.is_file() or path.is_symlink():
+            return False
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+            remove(path.with_name(name))
+    except (OSError, StorageError):
+        return False
+    return True
