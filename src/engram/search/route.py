@@ -24,6 +24,7 @@ from engram.search.freeslots import second_subjects, tag_siblings
 from engram.search.index import RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
+    RELATIVE_FLOOR,
     Candidate,
     found_by_task,
     mark_matched,
@@ -54,8 +55,9 @@ RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work
 class Routed:
     """What routing decided, and enough to explain it."""
 
-    def __init__(self, anchors: list[str]) -> None:
+    def __init__(self, anchors: list[str], task: str = "") -> None:
         self.anchors = anchors
+        self.task = task  # the task as given (its word pairs rank the map, map_section.py)
         self.ranked: list[Candidate] = []  # visible, best first
         self.matched = 0  # visible memories with anchor overlap
         self.selection = Selection()
@@ -224,14 +226,15 @@ class Router:
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
              head_size: int = MATCHED_FOR,
-             pairs: list[tuple[str, str]] | None = None) -> list[Candidate]:
+             pairs: list[tuple[str, str]] | None = None,
+             floor: float = RELATIVE_FLOOR) -> list[Candidate]:
         cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
                            d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
                  for d, score in found]
         roles = self.policy.roles
         scoped = {d.key for d, _ in found if roles.intersection(r.lower() for r in d.role_list)}
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today),
-                        phrased=self._phrased(pairs or [], found), scoped=scoped)
+                        phrased=self._phrased(pairs or [], found), scoped=scoped, floor=floor)
         mark_matched(ranked[:head_size], terms)
         return ranked
 
@@ -277,7 +280,7 @@ class Router:
     def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
         """Steps 1–7 of docs/reading.md "How ranking works": the ranked candidates of a task,
         before selection."""
-        routed = Routed(anchors=query_anchors(task))
+        routed = Routed(anchors=query_anchors(task), task=task)
         routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
         roles = query_anchors(" ".join(sorted(self.policy.roles)))
