@@ -19,7 +19,7 @@ from engram.outcome import Diagnostic, Outcome, json_text_length, model_json
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
 from engram.search.guard import Skip
-from engram.search.map_section import map_memories
+from engram.search.map_section import MAP_DEPTH, map_memories
 from engram.search.pack import (
     DISCLOSURES,
     Pack,
@@ -85,7 +85,8 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
     if include_all:
         routed = router.route_all()
     elif query and query.strip():
-        routed = router.route(query, settings.int("load.limit"), want_hidden=explain)
+        routed = router.route(query, settings.int("load.limit"), want_hidden=explain,
+                              deeper=MAP_DEPTH)
     else:
         raise UsageError("nothing to load", code="usage.load",
                          hint='give a task (engram load "fix the release script"), --id or --all')

@@ -71,6 +71,9 @@ class Routed:
         self.similar: dict[str, float] = {}  # key → cosine with the task (semantic extra)
         self.semantic = OFF  # the semantic extra for this route, or why it is off
         self.clause_of: dict[str, str] = {}  # key → the clause of the task that routed it alone
+        # The task's deeper BM25 list (standing rows, one per id, best first), fetched with the
+        # pack's own query when asked (`deeper`): the map's candidates (map_section.py).
+        self.deeper: list[tuple[Doc, float]] = []
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -86,6 +89,7 @@ class Router:
         self.semantic = semantic
         self.approved = approved  # memory.hashes.json as the session read it (standing.py)
         self.weak: list[Doc] = []  # the last candidates() rows that take no place, best first
+        self.deeper: list[tuple[Doc, float]] = []  # the last candidates() `deeper` list
         self.roots = index.roots
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
@@ -158,12 +162,14 @@ class Router:
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
                    want_hidden: bool = False, context: list[str] | None = None,
-                   column: str | None = None) -> tuple[list[tuple[Doc, float]], int,
-                                                       list[tuple[str, str]]]:
+                   column: str | None = None, deeper: int = 0
+                   ) -> tuple[list[tuple[Doc, float]], int, list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
         in all, and (when asked) hidden matches with the reason. `context` words (the active
         roles) add a low-weight match on the memories scoped to them (rank.with_context);
-        `column` matches the terms in that FTS column only."""
+        `column` matches the terms in that FTS column only. With `deeper` > `pool`, the same
+        query fetches that many rows per root and leaves the best `deeper` standing ones, one
+        per id, in `self.deeper` (the map's candidates), at the cost of one query."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
@@ -173,6 +179,7 @@ class Router:
         expr = with_context(expr, [c for c in context or () if c not in terms])
         counted = plain if expr != plain else None
         found: list[tuple[Doc, float]] = []
+        deep: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
         self.weak = []
@@ -186,29 +193,27 @@ class Router:
                                     for_search=for_search, exclude_hidden=exclude,
                                     counted=counted)
 
-            rows, count = self._standing(fetch, pool)
-            found += rows
+            rows, count = self._standing(fetch, pool, deeper)
+            found += rows[:pool]
+            deep += rows
             total += count
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
                            for d, _ in docs.matches(part.db, scope, plain, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
-        found.sort(key=lambda ds: -ds[1])
-        # One entry per id (the best-scoring row): which file shows it is decided at read time
-        # (claims.py), so a workspace row shadows a global one only if it passes the guard.
-        best: dict[str, tuple[Doc, float]] = {}
-        for d, s in found:
-            best.setdefault(d.id, (d, s))
-        unique = list(best.values())
+        unique = _one_per_id(found)
+        self.deeper = _one_per_id(deep) if deeper > pool else []
         return unique, total - (len(found) - len(unique)), hidden
 
     def _standing(self, fetch: Callable[[int], tuple[list[tuple[Doc, float]], int]],
-                  pool: int) -> tuple[list[tuple[Doc, float]], int]:
+                  pool: int, deeper: int = 0) -> tuple[list[tuple[Doc, float]], int]:
         """The best `pool` matches whose files stand (standing.py), fetching deeper while
         files that do not stand fill the places; those among the first `pool` go to
-        `self.weak`, to be reported."""
-        n = pool
+        `self.weak`, to be reported. With `deeper` > `pool`, the first fetch takes that many
+        rows and the best `deeper` standing ones come back (the first `pool` of them are the
+        same as without it: rows come in BM25 order)."""
+        n = max(pool, deeper)
         while True:
             rows, count = fetch(n)
             if self.approved is None:
@@ -217,7 +222,7 @@ class Router:
             good = [(d, s) for d, s in rows if (d.scope, d.rel_path) in ok]
             if len(good) >= pool or len(rows) < n or n >= STANDING_MAX:
                 self.weak += [d for d, _ in rows[:pool] if (d.scope, d.rel_path) not in ok]
-                return good[:pool], count
+                return good[:max(pool, deeper)], count
             n *= 4
 
     def _hidden(self, d: Doc, for_search: bool) -> str | None:
@@ -261,8 +266,11 @@ class Router:
             n += count
         return dict(df), n
 
-    def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
-        routed = self.ranked_only(task, limit, want_hidden=want_hidden)
+    def route(self, task: str, limit: int, *, want_hidden: bool = False,
+              deeper: int = 0) -> Routed:
+        """Route a task to its pack; `deeper` also keeps that many BM25 rows per root in
+        `routed.deeper` (the map's candidates, map_section.py)."""
+        routed = self.ranked_only(task, limit, want_hidden=want_hidden, deeper=deeper)
         if routed.ranked and len(routed.ranked) < limit:
             routed.ranked += second_subjects(self, task, routed, limit - len(routed.ranked))
         routed.semantic = self.semantic
@@ -277,7 +285,8 @@ class Router:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
 
-    def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+    def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False,
+                    deeper: int = 0) -> Routed:
         """Steps 1–7 of docs/reading.md "How ranking works": the ranked candidates of a task,
         before selection."""
         routed = Routed(anchors=query_anchors(task), task=task)
@@ -285,7 +294,8 @@ class Router:
         pool = max(RERANK_MIN, limit * RERANK_POOL)
         roles = query_anchors(" ".join(sorted(self.policy.roles)))
         found, routed.matched, routed.hidden = self.candidates(
-            routed.anchors, pool, want_hidden=want_hidden, context=roles)
+            routed.anchors, pool, want_hidden=want_hidden, context=roles, deeper=deeper)
+        routed.deeper = self.deeper
         routed.docs = {d.key: d for d, _ in found}
         # Every reranked candidate may reach the pack, so all of them get their matches; the
         # role context only reorders: a memory that matched no anchor goes.
@@ -373,6 +383,17 @@ class Router:
                 if len(out) == 5:
                     break
         return out
+
+
+def _one_per_id(rows: list[tuple[Doc, float]]) -> list[tuple[Doc, float]]:
+    """Best first, one entry per id (the best-scoring row): which file shows it is decided at
+    read time (claims.py), so a workspace row shadows a global one only if it passes the
+    guard."""
+    rows = sorted(rows, key=lambda ds: -ds[1])
+    best: dict[str, tuple[Doc, float]] = {}
+    for d, s in rows:
+        best.setdefault(d.id, (d, s))
+    return list(best.values())
 
 
 def open_router(session: ReadSession, settings: Settings | None = None) -> tuple[Router, Settings]:
