@@ -10,6 +10,7 @@ import pytest
 
 from engram.bench import retrieval
 from engram.cli.main import main
+from engram.search.api import load
 
 OWN = retrieval.fixtures_dir()
 
@@ -61,3 +62,27 @@ def test_held_out_set_is_found_beside_the_checkout_or_skipped(tmp_path: Path) ->
     held.mkdir(parents=True)
     (held / "queries.json").write_text("[]", encoding="utf-8")
     assert retrieval.held_out_dir(repo) == held
+
+
+def test_bench_scores_the_map_apart_from_the_pack(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """An expected id the pack cannot hold but the map lists counts for shown recall only."""
+    query = "flaky test"
+    fix = _fixture(tmp_path, [{"query": query, "expected": [], "split": "dev"}])
+    out = load(retrieval._setup(tmp_path / "probe", fix), query=query)
+    pack = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
+    listed = [k.split(":", 1)[1] for k in out.data["map_ids"]]
+    assert pack and listed
+    (fix / "queries.json").write_text(json.dumps([
+        {"query": query, "expected": [pack[0], listed[0]], "split": "dev"},
+        {"query": "recommend a sci-fi novel", "expected": [], "split": "dev"}]),
+        encoding="utf-8")
+    e = retrieval.run(fix)["splits"]["dev"]["engram"]
+    assert e["recall_at_8"] == 0.5 and e["shown_recall"] == 1.0
+    assert e["zero_result_correct"] == "1/1" and e["loads_over_budget"] == 0
+    assert e["p95_pack_tokens"] >= e["mean_pack_tokens"] > 0
+    assert main(["bench", "--fixture", str(fix)]) == 0
+    text = capsys.readouterr().out
+    for row in ("| shown recall (pack + map) | 1.0 |", "| p95 load tokens |",
+                "| loads over budget | 0 | - |"):
+        assert row in text

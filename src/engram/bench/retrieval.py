@@ -4,9 +4,11 @@ A fixture directory holds `workspace/` (an Engram root), optionally `global/`, a
 `queries.json`. It is copied to a scratch project (so the derived index never lands in the
 fixture), then every query runs through the real `engram.search.api.load` with the query's roles
 in the workspace config, and each pack is scored: recall@8 (share of expected ids in the pack),
-MRR (1 / position of the first expected id in pack order), forbidden hits, dependency-order
-failures (a dependant whose prerequisite is missing or after it), zero-result correctness
-(queries that must route nothing) and mean pack tokens. Queries carrying a `split` (`dev`,
+shown recall (share in the pack or its map, docs/reading.md "The map"), MRR (1 / position of
+the first expected id in pack order), forbidden hits, dependency-order failures (a dependant
+whose prerequisite is missing or after it), zero-result correctness (queries that must route
+nothing, and list no map), mean and p95 tokens of a load (pack and map) and loads over the
+configured budget. Queries carrying a `split` (`dev`,
 `check`) are scored per split, and every split per `kind`. The grep baseline ranks memory files
 by how often they contain the query's words (stop words dropped, no stemming, no visibility
 rules) and keeps the same number of memories. Measures only: nothing here asserts a target.
@@ -25,6 +27,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,20 +63,25 @@ class Score:
 
     name: str
     recall: list[float] = field(default_factory=list)
+    shown: list[float] = field(default_factory=list)  # recall of pack + map
     rr: list[float] = field(default_factory=list)
     forbidden_hits: int = 0
     order_failures: int = 0
     zero_ok: int = 0
     zero_total: int = 0
     tokens: list[int] = field(default_factory=list)
+    over_budget: int | None = None  # loads whose tokens exceed their budget (None: no budget)
     by_kind: dict[str, list[float]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         return {
-            "recall_at_8": round(_mean(self.recall), 3), "mrr": round(_mean(self.rr), 3),
+            "recall_at_8": round(_mean(self.recall), 3),
+            "shown_recall": round(_mean(self.shown), 3), "mrr": round(_mean(self.rr), 3),
             "forbidden_hits": self.forbidden_hits, "order_failures": self.order_failures,
             "zero_result_correct": f"{self.zero_ok}/{self.zero_total}",
             "mean_pack_tokens": round(_mean([float(t) for t in self.tokens])),
+            "p95_pack_tokens": _p95(self.tokens),
+            "loads_over_budget": "-" if self.over_budget is None else self.over_budget,
             "recall_by_kind": {k: round(_mean(v), 3) for k, v in sorted(self.by_kind.items())},
         }
 
@@ -82,20 +90,34 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def _p95(values: list[int]) -> int:
+    """The nearest-rank 95th percentile (0 for no values)."""
+    if not values:
+        return 0
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
 def score_pack(s: Score, q: dict[str, Any], pack: list[str], tokens: int,
-               misses: list[str]) -> None:
+               misses: list[str], listed: Sequence[str] = (), budget: int | None = None) -> None:
+    """Score one load: `pack` is what it holds (ids, pack order), `listed` the ids its map
+    names (docs/reading.md "The map"), `budget` the token budget it was given, if any."""
     expected, forbidden = q.get("expected", []), set(q.get("forbidden", []))
     s.tokens.append(tokens)
+    if budget is not None:
+        s.over_budget = (s.over_budget or 0) + (tokens > budget)
     bad = [i for i in pack if i in forbidden]
     s.forbidden_hits += len(bad)
     if not expected:
         s.zero_total += 1
-        s.zero_ok += not pack
-        if pack:
-            misses.append(f"[{s.name}] {q['query']!r}: routed {pack[:3]} (expected nothing)")
+        s.zero_ok += not pack and not listed
+        if pack or listed:
+            misses.append(f"[{s.name}] {q['query']!r}: routed {pack[:3]} map {listed[:3]} "
+                          "(expected nothing)")
         return
     found = [e for e in expected if e in pack]
     s.recall.append(len(found) / len(expected))
+    s.shown.append(len([e for e in expected if e in pack or e in listed]) / len(expected))
     s.by_kind.setdefault(q.get("kind", "other"), []).append(len(found) / len(expected))
     first = next((i for i, pid in enumerate(pack) if pid in expected), None)
     s.rr.append(0.0 if first is None else 1.0 / (first + 1))
@@ -200,7 +222,9 @@ def run(src: Path | None = None, vectors: Path | None = None) -> dict[str, Any]:
             _set_roles(roots, list(q.get("roles", [])))
             out = load(roots, query=q["query"], session=session)
             pack = [k.split(":", 1)[1] for k in out.data["selected_keys"]]
-            score_pack(engram, q, pack, int(out.data["tokens"]), misses)
+            listed = [k.split(":", 1)[1] for k in out.data["map_ids"]]
+            score_pack(engram, q, pack, int(out.data["tokens"]), misses, listed,
+                       roots.settings().int("load.max_tokens"))
             gpack, gtokens = grep_pack(roots, q["query"])
             score_pack(grep, q, gpack, gtokens, [])
         if session is not None:
@@ -216,10 +240,12 @@ def _split_order(item: tuple[str, Any]) -> tuple[int, str]:
 
 
 def render_split(name: str, split: dict[str, Any]) -> list[str]:
-    rows = [("recall@8", "recall_at_8"), ("MRR", "mrr"), ("forbidden hits", "forbidden_hits"),
+    rows = [("recall@8 (pack)", "recall_at_8"), ("shown recall (pack + map)", "shown_recall"),
+            ("MRR", "mrr"), ("forbidden hits", "forbidden_hits"),
             ("dependency-order failures", "order_failures"),
             ("zero-result correctness", "zero_result_correct"),
-            ("mean pack tokens", "mean_pack_tokens")]
+            ("mean load tokens (pack + map)", "mean_pack_tokens"),
+            ("p95 load tokens", "p95_pack_tokens"), ("loads over budget", "loads_over_budget")]
     e, g = split["engram"], split["grep"]
     head = f"`{name}`: " if name != "all" else ""
     lines = [f"{head}{split['queries']} queries "

@@ -19,9 +19,11 @@ from engram.outcome import Diagnostic, Outcome, json_text_length, model_json
 from engram.search import explain as explain_mod
 from engram.search.classify import classify
 from engram.search.guard import Skip
+from engram.search.map_section import MAP_DEPTH, map_memories
 from engram.search.pack import (
     DISCLOSURES,
     Pack,
+    add_map,
     in_context_line,
     refined_line,
     render_full,
@@ -83,7 +85,8 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
     if include_all:
         routed = router.route_all()
     elif query and query.strip():
-        routed = router.route(query, settings.int("load.limit"), want_hidden=explain)
+        routed = router.route(query, settings.int("load.limit"), want_hidden=explain,
+                              deeper=MAP_DEPTH)
     else:
         raise UsageError("nothing to load", code="usage.load",
                          hint='give a task (engram load "fix the release script"), --id or --all')
@@ -136,7 +139,7 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
         head.append(in_context_line([routed.docs[k].id for k in known]))
     data: dict[str, Any] = {
         "selected_keys": [m.key for m in memories],
-        "body_keys": [], "card_ids": [], "omitted_ids": [], "tokens": 0,
+        "body_keys": [], "card_ids": [], "omitted_ids": [], "map_ids": [], "tokens": 0,
         "matched": routed.matched, **explain_mod.anchors_data(routed.anchors),
     }
     if known:
@@ -154,18 +157,25 @@ def _render_route(router: Router, reader: Reader, routed: Routed, settings: Sett
                            f"{len(memories)} routed memories (full, no budget)", head)
     else:
         reserve = _envelope_reserve(data, diags) if fit_json else 0
+        measure = json_text_length if fit_json else len
         pack = render_tiered(memories, budget=budget, disclosure=disclosure,
                              variant=active_variant(settings), extra_head=head, notes=notes,
-                             measure=json_text_length if fit_json else len, reserve=reserve)
+                             measure=measure, reserve=reserve)
+        # The map lists what the pack does not hold, inside the same budget (docs/reading.md
+        # "The map"); in an envelope each listed key also costs its place in `map_ids`.
+        add_map(pack, map_memories(router, reader, routed, in_context), room=budget * 4 - reserve,
+                measure=measure, key_cost=_key_cost if fit_json else _no_cost)
     if explain or dry_run:
-        pack = Pack(text=explain_mod.render(routed, pack, memories, vouch, explain=explain,
-                                            dry_run=dry_run, limit=limit),
-                    body_keys=pack.body_keys, card_ids=pack.card_ids,
-                    omitted_ids=pack.omitted_ids)
+        text = explain_mod.render(routed, pack, memories, vouch, explain=explain,
+                                  dry_run=dry_run, limit=limit)
+        if pack.map_keys:
+            text += f"map (listed after the pack, not loaded): {', '.join(pack.map_keys)}\n"
+        pack = Pack(text=text, body_keys=pack.body_keys, card_ids=pack.card_ids,
+                    omitted_ids=pack.omitted_ids, map_keys=pack.map_keys)
     if not routed.selection.keys and not routed.unapproved:
         pack.text = explain_mod.no_root_text(router.roots) or explain_mod.empty_text(routed)
     data.update(body_keys=pack.body_keys, card_ids=pack.card_ids,
-                omitted_ids=pack.omitted_ids, tokens=pack.tokens)
+                omitted_ids=pack.omitted_ids, map_ids=pack.map_keys, tokens=pack.tokens)
     if explain or dry_run:
         data["explain"] = explain_mod.data(routed, pack, memories, vouch)
     return Outcome(text=pack.text, data=data, diagnostics=diags)
@@ -179,6 +189,15 @@ def _unapproved_skips(router: Router, reader: Reader, routed: Routed) -> list[Sk
         got = router.read(reader, routed.docs[key], router.policy.hidden_reason)
         out += [s for s in (got.skip, *got.others) if s is not None]
     return out
+
+
+def _key_cost(key: str) -> int:
+    """Characters one key adds to a JSON list: the quoted key and its comma."""
+    return json_text_length(key) + 3
+
+
+def _no_cost(key: str) -> int:
+    return 0
 
 
 def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:

@@ -13,7 +13,7 @@ budget). This module formats; it does not route, read files or count recalls.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from engram.outcome import estimate_tokens
 from engram.store.model import AUTHORITY, Memory
@@ -30,15 +30,17 @@ Measure = Callable[[str], int]
 class Pack:
     """A rendered pack: its text and which memories went in as bodies, cards or ids only."""
 
-    __slots__ = ("text", "body_keys", "card_ids", "omitted_ids")
+    __slots__ = ("text", "body_keys", "card_ids", "omitted_ids", "map_keys")
 
     def __init__(self, text: str, body_keys: list[str] | None = None,
                  card_ids: list[str] | None = None,
-                 omitted_ids: list[str] | None = None) -> None:
+                 omitted_ids: list[str] | None = None,
+                 map_keys: list[str] | None = None) -> None:
         self.text = text
         self.body_keys: list[str] = [] if body_keys is None else body_keys
         self.card_ids: list[str] = [] if card_ids is None else card_ids
         self.omitted_ids: list[str] = [] if omitted_ids is None else omitted_ids
+        self.map_keys: list[str] = [] if map_keys is None else map_keys  # listed in the map
 
     @property
     def tokens(self) -> int:
@@ -219,3 +221,43 @@ def render_full(memories: Sequence[Memory], raw: Sequence[str], head: str,
     """The broad legacy output: each file whole (full frontmatter, all variants), no budget."""
     parts = _Parts(head=[head, *extra_head], bodies=[r.strip("\n") + "\n" for r in raw])
     return Pack(text=parts.text(), body_keys=[m.key for m in memories])
+
+
+MAP_HEAD = "also in memory, not loaded (most likely first):"
+MAP_FETCH = 'fetch one: engram_load with {"id": "<id>"}, or engram load --id <id>'
+
+
+def map_line(m: Memory) -> str:
+    """One map entry: the id to fetch and the title (the cheapest form a model still chooses
+    from; the type on each line cost more tokens and measured lower recall)."""
+    return f"- {m.id}: {_one_line(summary(m))}"
+
+
+def add_map(pack: Pack, memories: Iterable[Memory], *, room: int, measure: Measure = len,
+            key_cost: Callable[[str], int] = lambda key: 0) -> None:
+    """Append the map to the rendered pack: a heading, one line for each of `memories` (in
+    their order) that still fits, then how to fetch one. The whole text, plus `key_cost`
+    characters per listed key (what `map_ids` adds to a JSON envelope), stays within `room`
+    characters. The pack itself is never cut: when it leaves no room for the heading and the
+    fetch line, nothing is read or added. A line too long for what is left is passed over,
+    not a stop, as in the pack's tiers: a shorter title after it may still fit."""
+    base = pack.text
+    if measure(_with_map(base, [])) > room:
+        return
+    lines: list[str] = []
+    keys: list[str] = []
+    spent = 0
+    for m in memories:
+        line, cost = map_line(m), key_cost(m.key)
+        if measure(_with_map(base, [*lines, line])) + spent + cost > room:
+            continue
+        lines.append(line)
+        keys.append(m.key)
+        spent += cost
+    if lines:
+        pack.text = _with_map(base, lines)
+        pack.map_keys = keys
+
+
+def _with_map(base: str, lines: Sequence[str]) -> str:
+    return base.rstrip("\n") + "\n\n" + "\n".join([MAP_HEAD, *lines, MAP_FETCH]) + "\n"

@@ -24,6 +24,7 @@ from engram.search.freeslots import second_subjects, tag_siblings
 from engram.search.index import RootIndex
 from engram.search.rank import (
     MATCHED_FOR,
+    RELATIVE_FLOOR,
     Candidate,
     found_by_task,
     mark_matched,
@@ -54,8 +55,9 @@ RERANK_MIN = 16  # 24 gave the same recall@8 on the benchmark for ~15% more work
 class Routed:
     """What routing decided, and enough to explain it."""
 
-    def __init__(self, anchors: list[str]) -> None:
+    def __init__(self, anchors: list[str], task: str = "") -> None:
         self.anchors = anchors
+        self.task = task  # the task as given (its word pairs rank the map, map_section.py)
         self.ranked: list[Candidate] = []  # visible, best first
         self.matched = 0  # visible memories with anchor overlap
         self.selection = Selection()
@@ -69,6 +71,9 @@ class Routed:
         self.similar: dict[str, float] = {}  # key → cosine with the task (semantic extra)
         self.semantic = OFF  # the semantic extra for this route, or why it is off
         self.clause_of: dict[str, str] = {}  # key → the clause of the task that routed it alone
+        # The task's deeper BM25 list (standing rows, one per id, best first), fetched with the
+        # pack's own query when asked (`deeper`): the map's candidates (map_section.py).
+        self.deeper: list[tuple[Doc, float]] = []
 
     def score_of(self, key: str) -> float:
         return next((c.score for c in self.ranked if c.key == key), 0.0)
@@ -84,6 +89,7 @@ class Router:
         self.semantic = semantic
         self.approved = approved  # memory.hashes.json as the session read it (standing.py)
         self.weak: list[Doc] = []  # the last candidates() rows that take no place, best first
+        self.deeper: list[tuple[Doc, float]] = []  # the last candidates() `deeper` list
         self.roots = index.roots
         self.policy = policy
         self.parts: dict[str, RootIndex] = {p.root.scope: p for p in index.parts}
@@ -156,12 +162,14 @@ class Router:
     # -- routing -------------------------------------------------------------------------
     def candidates(self, terms: list[str], pool: int, *, for_search: bool = False,
                    want_hidden: bool = False, context: list[str] | None = None,
-                   column: str | None = None) -> tuple[list[tuple[Doc, float]], int,
-                                                       list[tuple[str, str]]]:
+                   column: str | None = None, deeper: int = 0
+                   ) -> tuple[list[tuple[Doc, float]], int, list[tuple[str, str]]]:
         """The best `pool` visible matches (BM25, best first), how many visible memories match
         in all, and (when asked) hidden matches with the reason. `context` words (the active
         roles) add a low-weight match on the memories scoped to them (rank.with_context);
-        `column` matches the terms in that FTS column only."""
+        `column` matches the terms in that FTS column only. With `deeper` > `pool`, the same
+        query fetches that many rows per root and leaves the best `deeper` standing ones, one
+        per id, in `self.deeper` (the map's candidates), at the cost of one query."""
         expr = match_expression(terms)
         if not expr:
             return [], 0, []
@@ -171,6 +179,7 @@ class Router:
         expr = with_context(expr, [c for c in context or () if c not in terms])
         counted = plain if expr != plain else None
         found: list[tuple[Doc, float]] = []
+        deep: list[tuple[Doc, float]] = []
         hidden: list[tuple[str, str]] = []
         total = 0
         self.weak = []
@@ -184,29 +193,27 @@ class Router:
                                     for_search=for_search, exclude_hidden=exclude,
                                     counted=counted)
 
-            rows, count = self._standing(fetch, pool)
-            found += rows
+            rows, count = self._standing(fetch, pool, deeper)
+            found += rows[:pool]
+            deep += rows
             total += count
             if want_hidden:
                 hidden += [(d.key, self._hidden(d, for_search) or "hidden")
                            for d, _ in docs.matches(part.db, scope, plain, self.policy,
                                                     limit=100, for_search=for_search,
                                                     hidden=True)[0]]
-        found.sort(key=lambda ds: -ds[1])
-        # One entry per id (the best-scoring row): which file shows it is decided at read time
-        # (claims.py), so a workspace row shadows a global one only if it passes the guard.
-        best: dict[str, tuple[Doc, float]] = {}
-        for d, s in found:
-            best.setdefault(d.id, (d, s))
-        unique = list(best.values())
+        unique = _one_per_id(found)
+        self.deeper = _one_per_id(deep) if deeper > pool else []
         return unique, total - (len(found) - len(unique)), hidden
 
     def _standing(self, fetch: Callable[[int], tuple[list[tuple[Doc, float]], int]],
-                  pool: int) -> tuple[list[tuple[Doc, float]], int]:
+                  pool: int, deeper: int = 0) -> tuple[list[tuple[Doc, float]], int]:
         """The best `pool` matches whose files stand (standing.py), fetching deeper while
         files that do not stand fill the places; those among the first `pool` go to
-        `self.weak`, to be reported."""
-        n = pool
+        `self.weak`, to be reported. With `deeper` > `pool`, the first fetch takes that many
+        rows and the best `deeper` standing ones come back (the first `pool` of them are the
+        same as without it: rows come in BM25 order)."""
+        n = max(pool, deeper)
         while True:
             rows, count = fetch(n)
             if self.approved is None:
@@ -215,7 +222,7 @@ class Router:
             good = [(d, s) for d, s in rows if (d.scope, d.rel_path) in ok]
             if len(good) >= pool or len(rows) < n or n >= STANDING_MAX:
                 self.weak += [d for d, _ in rows[:pool] if (d.scope, d.rel_path) not in ok]
-                return good[:pool], count
+                return good[:max(pool, deeper)], count
             n *= 4
 
     def _hidden(self, d: Doc, for_search: bool) -> str | None:
@@ -224,14 +231,15 @@ class Router:
 
     def rank(self, terms: list[str], found: list[tuple[Doc, float]],
              head_size: int = MATCHED_FOR,
-             pairs: list[tuple[str, str]] | None = None) -> list[Candidate]:
+             pairs: list[tuple[str, str]] | None = None,
+             floor: float = RELATIVE_FLOOR) -> list[Candidate]:
         cands = [Candidate(d.key, d.id, d.scope, d.type, score, d.field_text, d.strong_text,
                            d.tag_text, d.updated, frozenset(map(str.lower, d.tags)))
                  for d, score in found]
         roles = self.policy.roles
         scoped = {d.key for d, _ in found if roles.intersection(r.lower() for r in d.role_list)}
         ranked = rerank(cands, terms, dt.date.fromisoformat(self.policy.today),
-                        phrased=self._phrased(pairs or [], found), scoped=scoped)
+                        phrased=self._phrased(pairs or [], found), scoped=scoped, floor=floor)
         mark_matched(ranked[:head_size], terms)
         return ranked
 
@@ -258,8 +266,11 @@ class Router:
             n += count
         return dict(df), n
 
-    def route(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
-        routed = self.ranked_only(task, limit, want_hidden=want_hidden)
+    def route(self, task: str, limit: int, *, want_hidden: bool = False,
+              deeper: int = 0) -> Routed:
+        """Route a task to its pack; `deeper` also keeps that many BM25 rows per root in
+        `routed.deeper` (the map's candidates, map_section.py)."""
+        routed = self.ranked_only(task, limit, want_hidden=want_hidden, deeper=deeper)
         if routed.ranked and len(routed.ranked) < limit:
             routed.ranked += second_subjects(self, task, routed, limit - len(routed.ranked))
         routed.semantic = self.semantic
@@ -274,15 +285,17 @@ class Router:
             routed.narrow_tags = self._narrowing_tags(routed)
         return routed
 
-    def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False) -> Routed:
+    def ranked_only(self, task: str, limit: int, *, want_hidden: bool = False,
+                    deeper: int = 0) -> Routed:
         """Steps 1–7 of docs/reading.md "How ranking works": the ranked candidates of a task,
         before selection."""
-        routed = Routed(anchors=query_anchors(task))
+        routed = Routed(anchors=query_anchors(task), task=task)
         routed.anchors = self._respell(routed.anchors)
         pool = max(RERANK_MIN, limit * RERANK_POOL)
         roles = query_anchors(" ".join(sorted(self.policy.roles)))
         found, routed.matched, routed.hidden = self.candidates(
-            routed.anchors, pool, want_hidden=want_hidden, context=roles)
+            routed.anchors, pool, want_hidden=want_hidden, context=roles, deeper=deeper)
+        routed.deeper = self.deeper
         routed.docs = {d.key: d for d, _ in found}
         # Every reranked candidate may reach the pack, so all of them get their matches; the
         # role context only reorders: a memory that matched no anchor goes.
@@ -370,6 +383,17 @@ class Router:
                 if len(out) == 5:
                     break
         return out
+
+
+def _one_per_id(rows: list[tuple[Doc, float]]) -> list[tuple[Doc, float]]:
+    """Best first, one entry per id (the best-scoring row): which file shows it is decided at
+    read time (claims.py), so a workspace row shadows a global one only if it passes the
+    guard."""
+    rows = sorted(rows, key=lambda ds: -ds[1])
+    best: dict[str, tuple[Doc, float]] = {}
+    for d, s in rows:
+        best.setdefault(d.id, (d, s))
+    return list(best.values())
 
 
 def open_router(session: ReadSession, settings: Settings | None = None) -> tuple[Router, Settings]:
