@@ -263,6 +263,9 @@ def check_map(s: Session) -> Result:
     got = _received(s, "map")
     if got is None:
         return _missing("map")
+    if not s.map_ids:
+        return "FAIL", f"the server's own engram_load of {proj.MAP_QUERY!r} listed no map " \
+                       f"(pack: {s.map_pack}); model got …{quote(got[-300:])}"
     pack, ids = read_map(got)
     if not ids:
         return "FAIL", f"the engram_load result's text does not end with a map (`- id: title` " \

@@ -98,9 +98,6 @@ def _reference(server: Server, s: Session) -> str:
         "data") or {}
     s.map_pack = [str(k).split(":", 1)[-1] for k in data.get("selected_keys") or []]
     s.map_ids = [str(k).split(":", 1)[-1] for k in data.get("map_ids") or []]
-    if not s.map_ids:
-        raise RuntimeError(f"the server's own engram_load of {proj.MAP_QUERY!r} listed no map "
-                           f"(pack: {s.map_pack})")
     uri = MEMORY_URI + rule[0]
     s.reference["resource"] = server.read(uri)
     return uri
