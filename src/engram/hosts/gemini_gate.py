@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from engram import tomltext
 from engram.hosts import gates
 
 FQN = f"mcp_{gates.SERVER}_{gates.COMMIT}"
@@ -53,7 +54,7 @@ def allowing_policies(home: Path, above: int | None) -> list[Path]:
         if path.name == directory.name:
             continue
         try:
-            rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])
+            rules = tomltext.loads(path.read_text(encoding="utf-8")).get("rule", [])
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         for rule in rules if isinstance(rules, list) else []:

@@ -51,6 +51,8 @@ class Result:
     scope: str
     changes: list[tuple[str, str]] = field(default_factory=list)  # (action, path)
     notes: list[str] = field(default_factory=list)
+    # Host files left untouched because a step could not parse them: (code, message, fix).
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class Linked(Result):
@@ -130,34 +132,51 @@ def _put_block(bench: Bench, path: Path, header: str, block: str, force: bool) -
 
 
 def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> list[str]:
+    """Each step through `bench.attempt`: a host file one step cannot parse is skipped and
+    reported, the others are still linked (docs/hosts.md)."""
     scope = target.scope(opts.is_global)
     base = _base(roots, opts.is_global)
-    notes: list[str] = []
-    note = _put_block(bench, base / scope.instructions, scope.header, texts.BOOTSTRAP, opts.force)
-    notes += [note] if note else []
+    step = bench.attempt
+    notes = step(lambda: _block_note(bench, base / scope.instructions, scope.header,
+                                     texts.BOOTSTRAP, opts.force))
     if scope.command_file:
-        note = _put_block(bench, base / scope.command_file, texts.COMMAND_HEADER, texts.COMMAND,
-                          opts.force)
-        notes += [note] if note else []
+        notes += step(lambda: _block_note(bench, base / str(scope.command_file),
+                                          texts.COMMAND_HEADER, texts.COMMAND, opts.force))
     hooks = _hooks_wanted(roots, target, opts)
     if hooks:
-        path = _hooks_path(roots, scope, opts)
-        cmd = claude_hooks.hook_command(roots.env.path, opts.launcher, _shared(path, roots, opts))
-        if opts.repin:
-            cmd = claude_hooks.kept_command(bench.read(path), cmd)
-        claude_hooks.install(bench, path, cmd)
+        notes += step(lambda: _stage_hooks(roots, scope, opts, bench))
     if not opts.no_mcp:
-        notes += _stage_mcp(roots, scope, opts, bench, hooks)
-        notes += _stage_gate(roots, scope, opts, bench)
-        notes += nextsteps.after_link(roots, target.name, opts.is_global or opts.plan)
+        notes += step(lambda: _stage_mcp(roots, scope, opts, bench, hooks))
+        notes += step(lambda: _stage_gate(roots, scope, opts, bench))
+        notes += step(lambda: nextsteps.after_link(roots, target.name,
+                                                   opts.is_global or opts.plan))
     if scope.mcp is None and scope.hint and not opts.no_mcp \
             and not nextsteps.registered_for_user(roots, target, bench):
         notes.append(scope.hint)
     if not opts.is_global and scope.hooks_file:
-        keep.stage_ignore(bench, roots.project, base / scope.hooks_file)
+        notes += step(lambda: _ignore(bench, roots.project, base / str(scope.hooks_file)))
     if not opts.is_global and not opts.plan:
-        notes.append(_commit_line(roots, target, opts, bench))
+        notes += step(lambda: [_commit_line(roots, target, opts, bench)])
     return notes
+
+
+def _block_note(bench: Bench, path: Path, header: str, block: str, force: bool) -> list[str]:
+    note = _put_block(bench, path, header, block, force)
+    return [note] if note else []
+
+
+def _stage_hooks(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> list[str]:
+    path = _hooks_path(roots, scope, opts)
+    cmd = claude_hooks.hook_command(roots.env.path, opts.launcher, _shared(path, roots, opts))
+    if opts.repin:
+        cmd = claude_hooks.kept_command(bench.read(path), cmd)
+    claude_hooks.install(bench, path, cmd)
+    return []
+
+
+def _ignore(bench: Bench, project: Path, path: Path) -> list[str]:
+    keep.stage_ignore(bench, project, path)
+    return []
 
 
 def _commit_line(roots: Roots, target: Target, opts: Options, bench: Bench) -> str:
@@ -283,8 +302,9 @@ def _link(roots: Roots, host: str, opts: Options) -> Result:
     notes = _stage_link(roots, target, opts, bench)
     edits = bench.edits()
     scope = _scope_name(opts.is_global)
+    skipped = [(e.code, e.message, e.hint) for e in bench.skipped]
     if opts.plan:
-        return Planned(host, scope, _changes(edits), notes)
+        return Planned(host, scope, _changes(edits), notes, skipped)
     record = _link_key(roots, host, opts.is_global)
     if _hooks_wanted(roots, target, opts):
         record["hooks_file"] = str(_hooks_path(roots, target.scope(opts.is_global), opts))
@@ -295,9 +315,9 @@ def _link(roots: Roots, host: str, opts: Options) -> Result:
     known = record in [{k: x.get(k) for k in record} for x in bench.state.links]
     bench.state.add_link(record)
     if not edits and known:
-        return AlreadyLinked(host, scope, [], notes)
+        return AlreadyLinked(host, scope, [], notes, skipped)
     bench.apply()
-    return Linked(host, scope, _changes(edits), notes)
+    return Linked(host, scope, _changes(edits), notes, skipped)
 
 
 def linked(roots: Roots, is_global: bool | None = None) -> list[dict[str, Any]]:
