@@ -1,8 +1,9 @@
 """`engram link` / `unlink` / `link list`: put Engram into a host, or take exactly it out again.
 
 One run stages every edit on a `Bench` (instruction block, Claude's slash command and hooks,
-the MCP registration), then applies them together: an unparseable file stops the run before any
-write, `--plan` shows the staged edits and writes nothing, and a second link stages nothing.
+the MCP registration), then applies them together: a file one step cannot parse is skipped and
+reported (`Result.skipped`), the rest still applies; `--plan` shows the staged edits and writes
+nothing, and a second link stages nothing.
 Results are values: `Linked`, `AlreadyLinked`, `Unlinked`, `NothingToUnlink`, `Planned`.
 This module orchestrates; file formats live in `jsonc`, `blocks`, `mcpconf`, `claude_hooks`.
 """
