@@ -141,3 +141,14 @@ def test_link_plan_names_the_skipped_file(project: Path) -> None:
     assert "skipped" in done.stdout and "CLAUDE.md" in done.stdout, done.stdout
     assert (project / ".mcp.json").read_bytes() == before
     assert not (project / "CLAUDE.md").exists()
+
+
+def test_unlink_skips_a_deep_host_file_and_takes_engram_out_of_the_rest(project: Path) -> None:
+    assert _run(project, "link", "claude").returncode == 0
+    before = _plant(project / ".mcp.json", DEEP_JSON)
+    done = _run(project, "unlink", "claude", "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    result = _envelope(done)["data"]["results"][0]
+    assert [s["code"] for s in result["skipped"]] == ["host.unparseable"], result
+    assert (project / ".mcp.json").read_bytes() == before
+    assert not (project / "CLAUDE.md").exists(), "the rest of the unlink was not applied"

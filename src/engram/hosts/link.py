@@ -10,6 +10,7 @@ This module orchestrates; file formats live in `jsonc`, `blocks`, `mcpconf`, `cl
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from engram.hosts import (
     texts,
 )
 from engram.hosts.files import Bench, Edit, State, hosts_lock
-from engram.hosts.targets import Scope, Target, all_targets, get
+from engram.hosts.targets import Mcp, Scope, Target, all_targets, get
 from engram.workspace import Roots
 
 
@@ -357,22 +358,25 @@ def _drop_block(bench: Bench, path: Path, header: str) -> None:
 
 
 def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -> list[str]:
+    """Each step through `bench.attempt`, as in `_stage_link`: a file one step cannot parse is
+    skipped and reported, Engram's part of the others is still taken out."""
     scope = target.scope(is_global)
     base = _base(roots, is_global)
+    step = bench.attempt
     notes: list[str] = []
     if not _shared_instructions(roots, target, is_global):
-        _drop_block(bench, base / scope.instructions, scope.header)
+        notes += step(lambda: _dropped(bench, base / scope.instructions, scope.header))
     if scope.command_file:
-        _drop_block(bench, base / scope.command_file, texts.COMMAND_HEADER)
+        notes += step(lambda: _dropped(bench, base / str(scope.command_file),
+                                       texts.COMMAND_HEADER))
     if scope.hooks_file:
         for name in (scope.hooks_file, scope.team_hooks_file):
             if name:
-                claude_hooks.uninstall(bench, base / name)
-                gates.take_out(bench, base / name)
+                notes += step(functools.partial(_unhook, bench, base / name))
         if not is_global:
-            keep.stage_unignore(bench, roots.project, base / scope.hooks_file)
+            notes += step(lambda: _unignore(bench, roots.project, base / str(scope.hooks_file)))
     if scope.gate == "gemini-policy":
-        gates.take_out_gemini_policy(bench, base / gates.GEMINI_POLICY)
+        notes += step(lambda: _no_policy(bench, base / gates.GEMINI_POLICY))
     mcp = scope.mcp
     if mcp is None:
         return notes
@@ -381,18 +385,51 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
             notes.append("remove the user-scope server with: "
                           "claude mcp remove --scope user engram")
     elif mcp.style == "codex":
-        mcpconf.take_out_codex(bench, base / mcp.files[0])
+        notes += step(lambda: _no_codex(bench, base / mcp.files[0]))
     else:
-        picked = _pick(bench, base, mcp.files)
-        if scope.gate in ("opencode", "gemini-settings"):
-            gates.take_out(bench, picked)
-        note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
-        notes += [note] if note else []
-        if not is_global:
-            keep.stage_unignore(bench, roots.project, picked)
-        for extra in scope.extra_files:
-            if bench.created(base / extra):
-                bench.delete(base / extra)
+        notes += step(lambda: _unlink_json(roots, mcp, scope, is_global, bench))
+    return notes
+
+
+def _dropped(bench: Bench, path: Path, header: str) -> list[str]:
+    _drop_block(bench, path, header)
+    return []
+
+
+def _unhook(bench: Bench, path: Path) -> list[str]:
+    claude_hooks.uninstall(bench, path)
+    gates.take_out(bench, path)
+    return []
+
+
+def _unignore(bench: Bench, project: Path, path: Path) -> list[str]:
+    keep.stage_unignore(bench, project, path)
+    return []
+
+
+def _no_policy(bench: Bench, path: Path) -> list[str]:
+    gates.take_out_gemini_policy(bench, path)
+    return []
+
+
+def _no_codex(bench: Bench, path: Path) -> list[str]:
+    mcpconf.take_out_codex(bench, path)
+    return []
+
+
+def _unlink_json(roots: Roots, mcp: Mcp, scope: Scope, is_global: bool,
+                 bench: Bench) -> list[str]:
+    base = _base(roots, is_global)
+    picked = _pick(bench, base, mcp.files)
+    if scope.gate in ("opencode", "gemini-settings"):
+        gates.take_out(bench, picked)
+    note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
+    notes = [note] if note else []
+    if not is_global:
+        keep.stage_unignore(bench, roots.project, picked)
+    for extra in scope.extra_files:
+        if bench.created(base / extra):
+            bench.delete(base / extra)
     return notes
 
 
@@ -431,12 +468,13 @@ def _unlink(roots: Roots, host: str | None, *, is_global: bool,
         backups = keep.restorable(roots.config_dir, _host_files(roots, target, is_global)) \
             if restore else []
         changes = _changes(edits) + [("restore", str(p)) for p, _ in backups]
+        skipped = [(e.code, e.message, e.hint) for e in bench.skipped]
         if plan:
-            results.append(Planned(name, scope, changes, notes))
+            results.append(Planned(name, scope, changes, notes, skipped))
             continue
         bench.state.remove_link(_link_key(roots, name, is_global))
         bench.apply()
         keep.restore(backups)
         cls = Unlinked if changes else NothingToUnlink
-        results.append(cls(name, scope, changes, notes))
+        results.append(cls(name, scope, changes, notes, skipped))
     return results
