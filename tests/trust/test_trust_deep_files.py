@@ -75,7 +75,7 @@ def test_a_deep_hash_file_degrades_with_a_code_on_every_read_path(project: Path)
                                           ["diagnostics"]]
     doctor = _run(project, "doctor", "--json")
     codes = {f["code"] for f in json.loads(doctor.stdout)["data"]["findings"]}
-    assert doctor.returncode == 1 and {"config.ok", "integrity.mismatch"} <= codes, codes
+    assert doctor.returncode == 1 and {"config.ok", "integrity.hashes_invalid"} <= codes, codes
     assert _run(project, "rehash").returncode == 0  # the fix the hint names works
     assert _run(project, "verify").returncode == 0
 
