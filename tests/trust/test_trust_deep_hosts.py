@@ -93,10 +93,14 @@ def test_doctor_reports_a_deep_host_file_and_every_other_finding(linked: Path, n
 
 
 def test_a_deep_gemini_policy_does_not_stop_doctor(linked: Path) -> None:
-    _plant(_home(linked) / ".gemini/policies/team.toml", DEEP_TOML)
+    policy = _home(linked) / ".gemini/policies/team.toml"
+    _plant(policy, DEEP_TOML)
     done = _run(linked, "doctor", "--json")
-    codes = {f["code"] for f in _envelope(done)["data"]["findings"]}
+    findings = _envelope(done)["data"]["findings"]
+    codes = {f["code"] for f in findings}
     assert {"config.ok", "integrity.ok", "host.claude_pending"} <= codes, codes
+    assert any(f["code"] == "host.unparseable" and str(policy) in f["message"]
+               for f in findings), findings
 
 
 # (host, --global?, the deep file, a file the same link must still write)

@@ -66,6 +66,21 @@ def allowing_policies(home: Path, above: int | None) -> list[Path]:
     return found
 
 
+def unreadable_policies(home: Path) -> list[Path]:
+    """User policy files doctor cannot read (Gemini may still load them): not UTF-8, not TOML,
+    or nested past tomltext's limits."""
+    directory = home / gates.GEMINI_POLICY
+    found: list[Path] = []
+    for path in sorted(directory.parent.glob("*.toml")):
+        try:
+            tomltext.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            found.append(path)
+        except OSError:
+            continue
+    return found
+
+
 def settings_allow(data: Any) -> list[str]:
     """`tools.allowed` entries of a Gemini settings object that cover the commit tool."""
     tools = data.get("tools") if isinstance(data, dict) else None

@@ -208,7 +208,11 @@ def _gemini_policies(roots: Roots) -> list[Finding]:
                     f"{path}: a policy rule allows engram_commit"
                     + (" above Engram's ask rule" if above is not None else ""),
                     "remove the rule (or its engram_commit match)")
-            for path in gemini_gate.allowing_policies(home, above)]
+            for path in gemini_gate.allowing_policies(home, above)] + [
+        Finding("host.unparseable", "error", f"{path}: cannot parse this Gemini policy file, so "
+                "doctor cannot say whether it allows engram_commit",
+                "fix the file by hand (Engram left it untouched), then rerun the command")
+        for path in gemini_gate.unreadable_policies(home)]
 
 
 def _next_step(target: Target, roots: Roots, where: str) -> list[Finding]:
