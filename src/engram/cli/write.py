@@ -168,20 +168,27 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
     else:
         answer, shown = _answer(args, prep, answer_from_stdin, text_from_stdin)
         if answer is None:
-            return _needs_answer(prep, args.json, text_from_stdin)
+            return _warned(_needs_answer(prep, args.json, text_from_stdin), prep.warnings)
         if not shown and not args.json:
             # A piped or --answer answer: the log shows what was decided, then the outcome.
             sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
             sys.stdout.flush()
         letter, rest = parse(answer)
         if letter == "C":
-            return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
+            return _warned(Outcome(text="cancelled; nothing was saved", data={"cancelled": True}),
+                           prep.warnings)
         approve = rest if letter == "A" and rest else "all"
         _check_numbers(approve, len(prep.candidates))
         note = rest if letter == "B" else None
         outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
+    return _warned(outcome, prep.warnings)
+
+
+def _warned(outcome: Outcome, warnings: Sequence[str]) -> Outcome:
+    """The outcome with the proposal's prose-secret warnings (already in the preview)."""
+    outcome.diagnostics.extend(Diagnostic("safety.prose_secret", "warn", w) for w in warnings)
     return outcome
 
 
