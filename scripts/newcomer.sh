@@ -2,7 +2,8 @@
 # A newcomer's first hour, scripted (issue 19): fresh clone → the README's install-as-a-tool
 # command into a temp location → in a new shell with only that tool's bin on PATH (plus
 # /usr/bin:/bin): `engram init`, `engram save` answered `y` on a pseudo-terminal (re-asked, then
-# saved), `engram link claude` and `engram link gemini` in a scratch git repository holding a
+# saved), the input issue 28 found (type word after the text, a misspelled type, piped text, a
+# prose password, `engram help`), `engram link claude` and `engram link gemini` in a scratch git repository holding a
 # user's own `.mcp.json` (and `engram link --global gemini`), then each launch command those
 # links wrote must complete an MCP `initialize`: the shared project files' bare engram-mcp with
 # the tool's bin on PATH, the user file's absolute path with PATH stripped to /usr/bin:/bin;
@@ -105,6 +106,35 @@ then
 else
   fail "save answered y on a terminal"
 fi
+
+# 4b. Input that used to make wrong memories quietly (issue #28): the type word after the
+#     text, piped text, a password written in prose, and `engram help`.
+fresh bash -c 'engram save "Always squash merge PRs." rule --answer A' >/dev/null 2>&1 \
+  && grep -q '^- Always squash merge PRs\.$' .agents/.engram/rules/always-squash-merge-prs.md \
+  && pass "save \"text\" rule: the type word after the text is understood, not saved as text" \
+  || fail "save \"text\" rule did not save the rule always-squash-merge-prs"
+rc=0; out="$(fresh bash -c 'engram save "Prefer small PRs." rules --answer A' 2>&1)" || rc=$?
+[ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q 'did you mean rule' \
+  && pass "save \"text\" rules: refused with 'did you mean rule'" \
+  || fail "save \"text\" rules: $out"
+fresh bash -c 'echo "Never commit directly to main." | engram save rule --answer A' >/dev/null \
+  && [ -f .agents/.engram/rules/never-commit-directly-to-main.md ] \
+  && pass "echo text | engram save rule --answer A: the piped text is the memory" \
+  || fail "piped text was not saved as rules/never-commit-directly-to-main.md"
+rc=0; out="$(fresh bash -c 'echo "Keep the changelog short." | engram save rule' 2>&1)" || rc=$?
+[ "$rc" -eq 3 ] && printf '%s' "$out" | grep -q -- '--answer A' \
+  && pass "piped text without --answer: nothing saved, says to pass --answer" \
+  || fail "piped text without --answer: $out"
+out="$(fresh bash -c 'engram save knowledge "The staging database password is hunter2-Blue-Sky" \
+  --answer A' 2>&1)" || true
+if printf '%s' "$out" | grep -q 'safety.prose_secret' \
+   && ! ls .agents/.engram/knowledge | grep -qi hunter2; then
+  pass "a prose password: warned (safety.prose_secret), not in the file name"
+else
+  fail "a prose password: $(ls .agents/.engram/knowledge) $out"
+fi
+fresh bash -c 'engram help' | grep -q 'save-session' && fresh bash -c 'engram help save' \
+  | grep -q -- '--answer' && pass "engram help, engram help save" || fail "engram help"
 
 # 5. Link two hosts; start what they were told to start. A project file is shared (issue #28):
 #    the bare engram-mcp, started with a teammate's PATH (the tool's bin and /usr/bin:/bin).

@@ -183,14 +183,14 @@ def test_near_type(word: str, meant: str | None) -> None:
     assert near_type(word) == meant
 
 
-def test_save_warns_on_a_first_word_one_edit_from_a_type(roots: Roots, capsys: Cap) -> None:
+def test_save_refuses_a_first_word_one_edit_from_a_type(roots: Roots, capsys: Cap) -> None:
     code, _, err = run_cli("save", "rul", "Run", "the", "linter.", "--answer", "C",
                            capsys=capsys)
-    assert code == 0 and "'rul' is read as text, not as the type 'rule'" in err
+    assert code == 2 and "'rul' is not a type; did you mean rule?" in err
     code, data = run_json("save", "rul", "Run the linter.", capsys=capsys)
-    assert [d["code"] for d in data["diagnostics"]] == ["save.type_typo"]
+    assert code == 2 and [d["code"] for d in data["diagnostics"]] == ["usage.save_type"]
     code, _, err = run_cli("save", "rule", "Run the linter.", "--answer", "C", capsys=capsys)
-    assert "warning" not in err
+    assert code == 0 and "error" not in err
 
 
 def test_status_names_the_rule_variant_load_prints(roots: Roots, capsys: Cap) -> None:

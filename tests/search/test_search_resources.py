@@ -101,7 +101,7 @@ def test_added_and_hand_edited_files_are_seen_without_a_rebuild(ws: Path) -> Non
 def test_load_needs_a_task_an_id_or_all(ws: Path) -> None:
     with pytest.raises(UsageError) as err:
         load(resolve(), query="   ")
-    assert err.value.code == "usage.load"
+    assert err.value.code == "usage.empty_query"
 
 
 def test_load_all_routes_every_visible_memory_rules_first(ws: Path) -> None:

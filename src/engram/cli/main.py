@@ -115,7 +115,8 @@ def _top_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="engram",
         description="Human-owned, file-first memory for AI coding agents.",
-        epilog=epilog + "\n\nRun `engram <command> --help` for a command's options.",
+        epilog=epilog + "\n\nRun `engram help <command>` (or `engram <command> --help`) for a "
+        "command's options.",
         formatter_class=_formatter(argparse.RawDescriptionHelpFormatter),
     )
     p.add_argument("--version", action="version", version=f"engram {__version__}")
@@ -231,6 +232,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("engram: --workspace needs a command, e.g. "
                          "`engram --workspace DIR status`; run `engram --help` for the list\n")
         return EXIT_USAGE
+    if argv and argv[0] == "help":  # `engram help [command]` is `engram [command] --help`
+        if len(argv) > 2:
+            sys.stderr.write("engram: help takes one command, e.g. `engram help save`\n")
+            return EXIT_USAGE
+        argv = [*argv[1:], "--help"] if len(argv) == 2 else ["--help"]
+        if _find(argv[0]) is None and argv[0] != "--help":
+            sys.stderr.write(f"engram: unknown command {argv[0]!r}; {_did_you_mean(argv[0])}\n")
+            return EXIT_USAGE
     if not argv or argv[0].startswith("-"):
         top = _top_parser()
         top.parse_args(argv)  # handles --version and --help, exits

@@ -47,7 +47,7 @@ def run_load(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 
 def configure_route(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", nargs="+", help="the task to classify and route")
+    p.add_argument("task", nargs="*", help="the task to classify and route")
 
 
 def run_route(args: argparse.Namespace, ctx: Context) -> Outcome:
@@ -58,7 +58,9 @@ def run_route(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 
 def configure_search(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", nargs="+", help="words to search for")
+    # `*`, not `+`: `engram search --limit invoice` must say that --limit needs a number, not
+    # that the query is missing (argparse took `invoice` as the limit).
+    p.add_argument("query", nargs="*", help="words to search for")
     p.add_argument("--limit", default="10", metavar="N", help="results (default 10)")
 
 
@@ -80,6 +82,9 @@ def require_root(ctx: Context) -> None:
                             code="load.no_root")
 
 
+_EXAMPLE = {"--limit": 5, "--budget-tokens": 800}
+
+
 def _int(value: str | None, flag: str) -> int | None:
     """Numbers are parsed here, not by argparse, so `--json` still gets its envelope."""
     if value is None:
@@ -87,5 +92,6 @@ def _int(value: str | None, flag: str) -> int | None:
     try:
         return int(value)
     except ValueError:
-        raise UsageError(f"{flag} expects a whole number, got {value!r}",
-                         hint=f"for example {flag} 400", code="usage.number") from None
+        raise UsageError(f"{flag} needs a number, got {value!r}",
+                         hint=f"for example {flag} {_EXAMPLE.get(flag, 400)}",
+                         code="usage.number") from None

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engram.cli.answers import ANSWER_HELP, TYPE_WORDS, ask_terminal, near_type, parse
+from engram.cli.answers import ANSWER_HELP, NATURAL, ask_terminal, parse
 from engram.errors import EXIT_APPROVAL_NEEDED, EXIT_ERROR, UsageError
 from engram.outcome import Diagnostic, Outcome, terminal_safe
 
@@ -46,8 +46,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def configure_save(p: argparse.ArgumentParser) -> None:
-    p.add_argument("words", nargs="+", metavar="[TYPE] TEXT",
-                   help="optional rule|skill|knowledge, then the memory text (or pipe form)")
+    p.add_argument("words", nargs="*", metavar="[TYPE] TEXT",
+                   help="optional rule|skill|knowledge (first or last), then the memory text "
+                   "(or pipe form); no text or `-`: read it from stdin")
     p.add_argument("--context", help="why this memory matters")
     _common(p)
 
@@ -68,23 +69,47 @@ def configure_archive(p: argparse.ArgumentParser) -> None:
 
 
 def run_save(args: argparse.Namespace, ctx: Context) -> Outcome:
-    words = list(args.words)
-    mtype = words.pop(0).lower() if len(words) > 1 and words[0].lower() in TYPE_WORDS else None
-    typo = near_type(words[0]) if mtype is None and len(words) > 1 else None
-    warning = None
-    if typo is not None:
-        # `engram save rul "x"` would silently save knowledge "Rul x".
-        warning = Diagnostic("save.type_typo", "warn",
-                             f"the first word {words[0]!r} is read as text, not as the type "
-                             f"{typo!r}; to save a {typo}: engram save {typo} \"…\"")
-        if not args.json:
-            sys.stderr.write(terminal_safe(f"warning: {warning.message}") + "\n")
-    text = " ".join(words)
-    outcome = propose_and_write(args, ctx, text, single=True, type=mtype, context=args.context,
-                                answer_from_stdin=True)
-    if warning is not None:
-        outcome.diagnostics.append(warning)
+    from engram.cli.savewords import split_save_words
+
+    said = split_save_words(list(args.words))
+    text = said.text
+    if text is None:  # no text argument, or `-`: the text is what was piped
+        text = _piped_text()
+    outcome = propose_and_write(args, ctx, text, single=True, type=said.type,
+                                context=args.context, answer_from_stdin=said.text is not None,
+                                text_from_stdin=said.text is None)
     return outcome
+
+
+def _piped_text() -> str:
+    """The memory text from stdin (`echo "…" | engram save rule`, or `-`)."""
+    example = 'engram save rule "Never commit directly to main."'
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("no memory text given", code="usage.save_text",
+                         hint=f"give it after the type ({example}), or pipe it: "
+                         'echo "…" | engram save rule --answer A')
+    text = sys.stdin.read() if _stdin_ready() else ""
+    if not text.strip():
+        raise UsageError("no memory text given: stdin was empty", code="usage.save_text",
+                         hint=f"give the text as an argument ({example}) or pipe it")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1 and _is_answer(lines[-1]):
+        raise UsageError(
+            f"the last line of the piped text, {lines[-1]!r}, looks like an approval answer",
+            code="usage.answer_in_text",
+            hint="when the text comes from stdin, the answer comes only from --answer (or the "
+            "terminal): pipe only the text and add --answer A")
+    return text.strip()
+
+
+def _is_answer(line: str, *, short: bool = True) -> bool:
+    """Whether `line` parses as an answer; `short`: and is no longer than `A 1,3` or `C` (a
+    sentence that starts with "a" is text)."""
+    try:
+        parse(line)
+    except UsageError:
+        return False
+    return not short or len(line) <= 12
 
 
 def run_save_session(args: argparse.Namespace, ctx: Context) -> Outcome:
@@ -130,7 +155,7 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
                       text: str | Sequence[Mapping[str, Any]], *, single: bool,
                       type: str | None = None, context: str | None = None,
                       source: str = "manual", level: int | None = None,
-                      answer_from_stdin: bool = False,
+                      answer_from_stdin: bool = False, text_from_stdin: bool = False,
                       after_write: Callable[[Outcome], None] | None = None) -> Outcome:
     """The shared save flow of save, save-session and promote."""
     from engram.proposals import api
@@ -141,22 +166,29 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
     if args.force:
         outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:
-        answer, shown = _answer(args, prep, answer_from_stdin)
+        answer, shown = _answer(args, prep, answer_from_stdin, text_from_stdin)
         if answer is None:
-            return _needs_answer(prep, args.json)
+            return _warned(_needs_answer(prep, args.json, text_from_stdin), prep.warnings)
         if not shown and not args.json:
             # A piped or --answer answer: the log shows what was decided, then the outcome.
             sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
             sys.stdout.flush()
         letter, rest = parse(answer)
         if letter == "C":
-            return Outcome(text="cancelled; nothing was saved", data={"cancelled": True})
+            return _warned(Outcome(text="cancelled; nothing was saved", data={"cancelled": True}),
+                           prep.warnings)
         approve = rest if letter == "A" and rest else "all"
         _check_numbers(approve, len(prep.candidates))
         note = rest if letter == "B" else None
         outcome = api.save_now(prep, roots, approve, human_note=note, pinned=True, source=source)
     if after_write is not None and outcome.data.get("written"):
         after_write(outcome)
+    return _warned(outcome, prep.warnings)
+
+
+def _warned(outcome: Outcome, warnings: Sequence[str]) -> Outcome:
+    """The outcome with the proposal's prose-secret warnings (already in the preview)."""
+    outcome.diagnostics.extend(Diagnostic("safety.prose_secret", "warn", w) for w in warnings)
     return outcome
 
 
@@ -186,19 +218,58 @@ def _all_deferred_fails(outcome: Outcome) -> Outcome:
                                          "nothing was saved: every candidate was deferred")])
 
 
-def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool
-            ) -> tuple[str | None, bool]:
-    """The answer, and whether the preview was already shown (at a terminal)."""
+def _answer(args: argparse.Namespace, prep: Prepared, from_stdin: bool,
+            text_from_stdin: bool = False) -> tuple[str | None, bool]:
+    """The answer, and whether the preview was already shown (at a terminal).
+
+    When stdin carried the memory text it cannot carry the answer too: the answer then comes
+    from --answer or, for a person at a terminal, from the terminal itself (/dev/tty)."""
     if args.answer:
         return str(args.answer), False
+    if text_from_stdin:
+        return _ask_tty(prep, args.json)
     if sys.stdin.isatty() and sys.stdout.isatty() and not args.json:
         # A human at a terminal sees the preview and answers in place.
         sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
         return ask_terminal(input), True
     if from_stdin and not sys.stdin.isatty() and _stdin_ready():
         lines = [ln.strip() for ln in sys.stdin.read().splitlines() if ln.strip()]
+        if lines and not _is_answer(lines[-1], short=False) and len(prep.candidates) == 1 \
+                and lines[-1].lower() not in NATURAL:  # `y` gets parse's own error
+            # `echo "Never commit…" | engram save rule "Other text"`: say which is which.
+            shown = lines[-1] if len(lines[-1]) <= 60 else f"{lines[-1][:57]}…"
+            raise UsageError(
+                f"stdin held {shown!r}, which is not an approval answer; the memory text came "
+                "from the arguments", code="usage.answer",
+                hint="pass the answer with --answer A (A saves, C cancels); to save the piped "
+                "text instead, give no text argument: echo \"…\" | engram save rule --answer A")
         return (lines[-1] if lines else None), False
     return None, False
+
+
+def _ask_tty(prep: Prepared, as_json: bool) -> tuple[str | None, bool]:
+    """Ask at the controlling terminal when stdin is a pipe and stdout a terminal; else no
+    answer (the caller says to pass --answer)."""
+    if as_json or not sys.stdout.isatty():
+        return None, False
+    try:  # two streams: a terminal cannot be opened "r+" in text mode (not seekable)
+        tty_in = Path("/dev/tty").open(encoding="utf-8")  # noqa: SIM115 - closed below
+        tty_out = Path("/dev/tty").open("w", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        return None, False
+    with tty_in, tty_out:
+        sys.stdout.write(terminal_safe(prep.human_preview) + "\n\n")
+        sys.stdout.flush()
+
+        def ask(prompt: str) -> str:
+            tty_out.write(prompt)
+            tty_out.flush()
+            line = tty_in.readline()
+            if not line:
+                raise EOFError
+            return line
+
+        return ask_terminal(ask), True
 
 
 def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
@@ -215,10 +286,15 @@ def _stdin_ready(timeout: float = STDIN_WAIT_S) -> bool:
     return bool(ready)
 
 
-def _needs_answer(prep: Prepared, as_json: bool) -> Outcome:
-    text = (f"{prep.human_preview}\n\nNothing was saved: approval needed. Answer with --answer "
-            f"(\"{ANSWER_HELP}\"), or pipe the answer on stdin, or rerun with --force once the "
-            "human approved these exact candidates.")
+def _needs_answer(prep: Prepared, as_json: bool, text_from_stdin: bool = False) -> Outcome:
+    if text_from_stdin:
+        text = (f"{prep.human_preview}\n\nNothing was saved: approval needed. The text came from "
+                f"stdin, so the answer cannot: pass --answer A to save it (\"{ANSWER_HELP}\"), "
+                "or rerun with --force once the human approved this exact candidate.")
+    else:
+        text = (f"{prep.human_preview}\n\nNothing was saved: approval needed. Answer with "
+                f"--answer (\"{ANSWER_HELP}\"), or pipe the answer on stdin, or rerun with "
+                "--force once the human approved these exact candidates.")
     items = [i.as_dict() for i in prep.items()]
     data = {"items": items, "approval_needed": True}
     if as_json:  # an agent reads this: the preview with its instructions

@@ -29,10 +29,11 @@ from engram.proposals import notes
 from engram.proposals.approvals import PendingApprovals
 from engram.proposals.author import git_author
 from engram.proposals.candidates import Candidate, parse_candidates
-from engram.proposals.checks import check_candidates
+from engram.proposals.checks import check_candidates, prose_warnings
 from engram.proposals.codewords import code_of
 from engram.proposals.commit import CandidateResult, apply, render_results
 from engram.proposals.plan import (
+    AGENT_NOTE,
     PlannedCandidate,
     human_preview,
     plan,
@@ -83,6 +84,7 @@ class Prepared:
     planned: list[PlannedCandidate]
     preview: str
     query_level: int | None = None
+    warnings: tuple[str, ...] = ()  # safety.prose_secret, already in the preview
 
     def items(self) -> list[Item]:
         out = []
@@ -166,7 +168,12 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
                              f"{v.kind.lower()}", code="candidate.target",
                              hint="check the id with `engram search`, or drop UPDATE/SUPERSEDES")
     preview = render_preview(planned, query_level=query_level)
-    return Prepared(parsed, scopes, planned, preview, query_level)
+    warnings = tuple(prose_warnings(parsed))
+    if warnings:  # before the agent note, which human_preview cuts off the end
+        shown = "".join(f"\n\nWarning (safety.prose_secret): {w}" for w in warnings)
+        body, sep, note = preview.rpartition("\n\n" + AGENT_NOTE)
+        preview = body + shown + sep + note if sep else preview + shown
+    return Prepared(parsed, scopes, planned, preview, query_level, warnings)
 
 
 def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,

@@ -82,6 +82,23 @@ def check_candidates(candidates: Sequence[Candidate], *, allow_emails: Iterable[
         )
 
 
+def prose_warnings(candidates: Sequence[Candidate]) -> list[str]:
+    """A warning per field that names a credential and gives a value in prose (`password is
+    hunter2`): not blocked (prose says "the key is to test early"), shown before approval.
+    The value itself is never repeated."""
+    from engram.safety.prose import prose_secrets
+
+    out: list[str] = []
+    for c in candidates:
+        for name, text in (("TEXT", c.text), ("CONTEXT", c.context)):
+            for s in prose_secrets(text or ""):
+                line = text.count("\n", 0, s.start) + 1
+                out.append(f"candidate {c.number}, {name} line {line}: a {s.name.lower()} "
+                           "written in prose (value not shown); memories live in git: remove it "
+                           "unless it is not a secret (it is kept out of the file name)")
+    return out
+
+
 def clean_note(text: str) -> tuple[str, int, int]:
     """Redact secrets/PII and drop instruction-like lines: (text, redacted, removed lines)."""
     stripped, removed = strip_injection_lines(text)

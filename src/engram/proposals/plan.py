@@ -28,6 +28,7 @@ from engram.proposals.verdicts import (
     relevant_words,
 )
 from engram.safety import printable
+from engram.safety.prose import without_prose_secrets
 from engram.search.index import RootIndex
 from engram.store.hashcache import HashCache
 from engram.store.ids import slugify, title_from_text, unique_id
@@ -143,7 +144,9 @@ def plan_root(store: Store, scope: Scope,
         if verdict.kind in {"UPDATE", "NOOP"} and target is not None:
             out.append(PlannedCandidate(c, scope, verdict, target.id, target.rel_path, rel, sha))
             continue
-        mid = unique_id(slugify(title_from_text(c.text)) or "memory", taken)
+        # A secret written in prose never becomes a file name (safety/prose.py).
+        mid = unique_id(slugify(without_prose_secrets(title_from_text(c.text))) or "memory",
+                        taken)
         taken.add(mid)
         out.append(PlannedCandidate(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel,
                                     sha))

@@ -88,8 +88,7 @@ def _load(session: ReadSession, *, query: str | None, ids: str | Sequence[str] |
         routed = router.route(query, settings.int("load.limit"), want_hidden=explain,
                               deeper=MAP_DEPTH)
     else:
-        raise UsageError("nothing to load", code="usage.load",
-                         hint='give a task (engram load "fix the release script"), --id or --all')
+        raise empty_query("load")
     budget = budget_tokens or settings.int("load.max_tokens")
     return _noted(session, _render_route(
         router, reader, routed, settings, budget=budget, disclosure=disclosure, full=full,
@@ -207,8 +206,21 @@ def _envelope_reserve(data: dict[str, Any], diags: list[Diagnostic]) -> int:
     return len(model_json(Outcome(text="", data=worst, diagnostics=diags).envelope()))
 
 
+def empty_query(command: str) -> UsageError:
+    """The one answer of load, route and search to a blank task or query: exit 2, code
+    `usage.empty_query` (a query of only generic words is not empty: it routes nothing)."""
+    example = {"load": 'engram load "fix the release script" (or --id ID, or --all)',
+               "route": 'engram route "fix the release script"',
+               "search": 'engram search "release script"'}[command]
+    what = "query" if command == "search" else "task"
+    return UsageError(f"nothing to {command}: the {what} is empty", code="usage.empty_query",
+                      hint=f"give some words, e.g. {example}")
+
+
 def route(roots: Roots, task: str, *, session: ReadSession | None = None) -> Outcome:
     """Classify a task and list the memories it routes to, in load order (docs/reading.md)."""
+    if not task.strip():
+        raise empty_query("route")
     with reading(roots, session) as rs:
         return _noted(rs, _route(rs, task))
 
@@ -260,6 +272,8 @@ def search(roots: Roots, query: str, limit: int = 10, *,
     if limit < 1:
         raise UsageError(f"limit {limit} is out of range", hint="use a positive number",
                          code="usage.limit")
+    if not query.strip():
+        raise empty_query("search")
     with reading(roots, session) as rs:
         return _noted(rs, _search(rs, query, limit))
 
@@ -292,6 +306,6 @@ def _search(session: ReadSession, query: str, limit: int) -> Outcome:
                             "score": round(c.score, 4)})
     if not entries:
         lines = [(explain_mod.no_root_text(roots)
-                  or explain_mod.empty_text_for_search(terms)).rstrip("\n")]
+                  or explain_mod.empty_text_for_search(terms, query)).rstrip("\n")]
     return Outcome(text="\n".join(lines) + "\n", data={"entries": entries},
                    diagnostics=explain_mod.root_diagnostics(roots))

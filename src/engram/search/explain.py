@@ -15,6 +15,7 @@ from engram.search.pack import Pack, summary
 from engram.search.rank import Candidate
 from engram.search.reader import Read
 from engram.search.route import Routed
+from engram.search.terms import anchor_words
 from engram.store.model import Memory
 from engram.workspace import Roots
 
@@ -117,14 +118,15 @@ def empty_text(routed: Routed) -> str:
     if not routed.anchors:
         return ("engram: no memories routed: the task has no meaningful words (generic words "
                 "such as memory, rule, skill or task never route; name the subject)\n")
-    return (f"engram: no memories routed for: {_listed(routed.anchors)} "
+    words = anchor_words(routed.task) or routed.anchors  # the user's words, not their stems
+    return (f"engram: no memories routed for: {_listed(words)} "
             "(try other words, or engram search)\n")
 
 
-def empty_text_for_search(terms: list[str]) -> str:
+def empty_text_for_search(terms: list[str], query: str = "") -> str:
     if not terms:
         return "engram: no results: the query has no meaningful words\n"
-    return f"engram: no results for: {_listed(terms)}\n"
+    return f"engram: no results for: {_listed(anchor_words(query) or terms)}\n"
 
 
 def anchors_data(words: list[str]) -> dict[str, Any]:

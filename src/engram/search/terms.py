@@ -74,6 +74,16 @@ def anchors(query: str) -> list[str]:
     return list(seen)
 
 
+def anchor_words(query: str) -> list[str]:
+    """The words of a query as the user wrote them (lower-cased), one per distinct anchor, in
+    first-seen order: what messages quote (`xyzzy`, not its stem `xyzzi`)."""
+    seen: dict[str, str] = {}
+    for tok in tokens(query):
+        if is_meaningful(tok):
+            seen.setdefault(stem(tok), tok)
+    return list(seen.values())
+
+
 # Where one subject of a task ends and another begins ("bump kotlin and fix the flaky test",
 # "rotate the key, then redeploy"): conjunctions and clause punctuation.
 _CLAUSE_BREAK = re.compile(r"\b(?:and|also|but|plus|then)\b|[,;:]|\.(?:\s|$)", re.IGNORECASE)
