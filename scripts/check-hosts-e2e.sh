@@ -5,10 +5,11 @@
 # the driver (scripts/e2e, `python -m e2e.run`) inside a network namespace that has only
 # loopback: nothing can leave the machine. There, a mock of each model API on 127.0.0.1 scripts
 # the model's tool calls (engram_load, engram_save, engram_search, a bad engram_load, engram_note,
-# the host's resource reader, engram_commit) and records every request the host sends; the
+# an engram_load whose text ends with the map and engram_load of an id read off that map, the
+# host's resource reader, engram_commit) and records every request the host sends; the
 # checks read what the model received. Each host runs with `timeout`, a
 # throwaway HOME, an explicit environment (nothing inherited) and dummy keys, in a scratch git
-# repo holding an `engram init`ed store with two approved memories, after `engram link <host>`.
+# repo holding an `engram init`ed store with approved memories, after `engram link <host>`.
 #
 # Needs root (for `unshare -n`), iproute2, npm and node. When any is missing it prints
 # "SKIP …" and exits 0 (or 1 with ENGRAM_E2E_REQUIRED=1).

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import project as proj
+from .received import NO_MAP_ID, engram_part, named, read_map
 from .session import Session, Turn
 
 Result = tuple[str, str]
 SCENARIOS = ("tools", "hooks", "load", "save", "words", "budget", "search", "error", "note",
-             "resource", "commit", "once", "resume")
+             "map", "resource", "commit", "once", "resume")
 TITLES = {
     "tools": "all Engram tools listed to the model",
     "hooks": "hook packs in front of the model (Claude)",
@@ -30,6 +31,8 @@ TITLES = {
     "error": f"engram_load of an unknown id ({proj.BAD_ID}): the error and its fix: line reach "
              "the model",
     "note": "engram_note result carries the note's text, its approval token and words, once",
+    "map": "an engram_load result ends with the map; the model fetches a map id the pack does "
+           "not hold (engram_load with id) and gets that memory's body, once",
     "resource": "the host's own resource reader, given the rule's engram://memory/<id>, "
                 "carries the rule's body, once",
     "commit": "headless engram_commit refused, nothing written",
@@ -134,21 +137,6 @@ def check_load(s: Session, got: str) -> Result:
 def check_save(s: Session, got: str) -> Result:
     guidance = bool(re.search(r"human", got, re.IGNORECASE)) and "engram_commit" in got
     return _carries(s, "save", got, proj.SAVED.marker, "the candidate's text", guidance)
-
-
-def engram_part(received: str) -> str:
-    """What Engram sent inside a host's wrapping: Codex's "Wall time … Output:" header,
-    Gemini's {"output": …} object and <untrusted_context> tags are the host's, not Engram's."""
-    text = received
-    if text.startswith("Wall time:") and "Output:\n" in text:
-        text = text.split("Output:\n", 1)[1]
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = None
-    if isinstance(value, dict) and set(value) == {"output"} and isinstance(value["output"], str):
-        text = value["output"]
-    return re.sub(r"</?untrusted_context>\n?", "", text).strip()
 
 
 @on_result("budget")
@@ -261,6 +249,48 @@ def check_note(s: Session, got: str) -> Result:
     if not ok:
         return "FAIL", evidence
     return _carries(s, "note", got, proj.NOTED.marker, "the note's text")
+
+
+def _fetched_id(s: Session) -> str | None:
+    """The id the scripted model asked for at the `fetch` step (what it read off the map)."""
+    step = s.steps.index("fetch")
+    asked = [r.get("args") or {} for r in s.turns[0].requests
+             if r.get("step") == step and r.get("answered") == "engram_load"]
+    return str(asked[-1].get("id", "")) if asked else None
+
+
+def check_map(s: Session) -> Result:
+    got = _received(s, "map")
+    if got is None:
+        return _missing("map")
+    if not s.map_ids:
+        return "FAIL", f"the server's own engram_load of {proj.MAP_QUERY!r} listed no map " \
+                       f"(pack: {s.map_pack}); model got …{quote(got[-300:])}"
+    pack, ids = read_map(got)
+    if not ids:
+        return "FAIL", f"the engram_load result's text does not end with a map (`- id: title` " \
+                       f"lines, then the fetch line); model got …{quote(got[-300:])}"
+    if ids != s.map_ids:
+        return "FAIL", f"the map the model got lists {ids}, the server's own {s.map_ids}"
+    picked = _fetched_id(s)
+    if picked is None or picked == NO_MAP_ID:
+        return "FAIL", f"the model made no fetch of a map id (asked for {picked}); map: {ids}"
+    memory = proj.mapped(picked)
+    if picked in s.map_pack or named(pack, picked) or memory is None:
+        return "FAIL", f"inconclusive: the model fetched {picked}, which the pack holds or no " \
+                       f"MAPPED memory has (pack: {s.map_pack})"
+    if memory.marker in got:
+        return "FAIL", f"inconclusive: {memory.marker} ({picked}) was already in the map's " \
+                       "load result"
+    fetched = _received(s, "fetch")
+    if fetched is None:
+        return _missing("fetch")
+    seen = fetched.count(memory.marker)
+    if seen != 1:
+        return "FAIL", (f"the body of {picked} ({memory.marker}) reached the model {seen}× for "
+                        f"engram_load {{\"id\": \"{picked}\"}}; model got {quote(fetched)}")
+    return "PASS", (f"map of {len(ids)} after a pack of {len(s.map_pack)}; fetched map id "
+                    f"{picked}, model got {memory.marker} once: {quote(fetched, 100)}")
 
 
 @on_result("resource")
@@ -380,7 +410,8 @@ def check_resume(s: Session) -> Result:
 
 CHECKS = {"tools": check_tools, "hooks": check_hooks, "load": check_load, "save": check_save,
           "words": check_words, "budget": check_budget, "search": check_search,
-          "error": check_error, "note": check_note, "resource": check_resource,
+          "error": check_error, "note": check_note, "map": check_map,
+          "resource": check_resource,
           "commit": check_commit, "once": check_once, "resume": check_resume}
 
 

@@ -1,9 +1,11 @@
 """A loopback HTTP server that plays the model for all four hosts and records every request.
 
 The model is a script: the n-th reply of a conversation calls `script[n]`, where n is the
-number of tool results the request already carries; after the script it answers `final_text`.
+number of tool results the request already carries (a call with `pick` chooses its arguments
+from those results, as a model reading them would); after the script it answers `final_text`.
 Requests without tools (titles, routers, quota probes) get a short text. Every request is
-appended to a JSONL file as {path, api, body, answered} so checks can read what the model saw.
+appended to a JSONL file as {path, api, body, answered, args} so checks can read what the
+model saw and what it called.
 """
 
 from __future__ import annotations
@@ -119,14 +121,17 @@ class MockModel:
         stream = bool(body.get("stream")) or ":streamGenerateContent" in path
         call: Call | None = None
         text = "Mock reply."
+        results = api.results(body)
         if api.listed(body):
-            step = len(api.results(body))
             with self._lock:
-                call = self.script[step] if step < len(self.script) else None
+                call = self.script[len(results)] if len(results) < len(self.script) else None
+            call = call.given(results) if call else None
             text = self.final_text
         elif api.name == "gemini" and not stream:
             text = SIDE_JSON
         entry.update(api=api.name, answered=call.tool if call else "text")
+        if call is not None:
+            entry.update(step=len(results), args=call.args)
         self.log(entry)
-        payload = api.reply(call, text, len(api.results(body)), stream)
+        payload = api.reply(call, text, len(results), stream)
         return ("text/event-stream" if stream else "application/json"), payload

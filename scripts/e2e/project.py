@@ -7,6 +7,7 @@ arrived.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -40,6 +41,39 @@ NOTED = Memory("knowledge", "The staging deploy script reads its registry creden
                "runner environment variable named COPPER-WALRUS", "COPPER-WALRUS")
 
 STORED = (RULE, KNOWLEDGE)
+
+# The map scenario: more memories on one subject (the exporter) than a pack holds (load.limit,
+# 8), so a load of MAP_QUERY lists the rest in its map. Each shares with the others only the
+# word "exporter" (closer texts are deferred by `engram save` as related), and none shares a
+# word with the prompts or the other scripted queries, so the other scenarios see only STORED.
+MAPPED = tuple(Memory("knowledge", text, text.rsplit(" ", 1)[1]) for text in (
+    "The exporter writes its CSV output into the shared bucket; retries are enabled by "
+    "AMBER-ALPACA",
+    "Compress every exporter upload with zstd first because the storage quota counts AMBER-BISON",
+    "Archived tenants are skipped by the exporter unless somebody sets the flag AMBER-CONDOR",
+    "Alerts raised by the exporter reach the data team channel ahead of the pager rota "
+    "AMBER-DINGO",
+    "Raise the worker pool size whenever the exporter times out, in the settings file "
+    "AMBER-EGRET",
+    "Queries from the exporter go to the read replica, never to the primary, as decided in "
+    "AMBER-FERRET",
+    "Schema mappings used by the exporter live in a separate registry daemon named AMBER-GECKO",
+    "Signing keys for exporter files rotate monthly through the scheduled job called "
+    "AMBER-HYENA",
+    "Tenant names are lowercased by the exporter when invoices are rendered through AMBER-IBIS",
+    "Metrics emitted by the exporter land on a single dashboard panel, which is titled "
+    "AMBER-JACKAL",
+    "Retries inside the exporter back off exponentially until they hit the ceiling AMBER-KOALA",
+))
+# A task on that subject: its pack holds 8 of MAPPED and its map the others.
+MAP_QUERY = "why does the exporter fail"
+
+
+def mapped(memory_id: str) -> Memory | None:
+    """The memory of MAPPED that has this id (Engram's id slugs the text's first words)."""
+    return next((m for m in MAPPED
+                 if re.sub(r"[^a-z0-9]+", "-", m.text.lower()).startswith(memory_id + "-")),
+                None)
 # Turn 1 routes both stored memories; the load query and turns 2 and 3 route only the rule.
 # Claude runs turns 1 and 2 in one process (one session), then turn 3 with --resume.
 PROMPT_1 = ("E2E turn one: before the integration tests, check the billing service Stripe "
@@ -76,8 +110,10 @@ def make_template(dest: Path, engram: Path, env: dict[str, str]) -> None:
     dest.mkdir(parents=True)
     run([*GIT, "init", "-q", "."], dest, env)
     run([str(engram), "init"], dest, env)
-    for memory in STORED:
-        run([str(engram), "save", memory.type, memory.text, "--answer", "A"], dest, env)
+    for memory in (*STORED, *MAPPED):
+        said = run([str(engram), "save", memory.type, memory.text, "--answer", "A"], dest, env)
+        if "1 written" not in said:  # deferred (a related memory) or refused: a setup error
+            raise RuntimeError(f"engram save did not write {memory.marker}: {said[-600:]}")
     run([*GIT, "add", "-A"], dest, env)
     run([*GIT, "commit", "-q", "-m", "Initial commit"], dest, env)
 

@@ -19,6 +19,7 @@ from . import project as proj
 from .hosts import CLAUDE_SESSION, Ctx, Host, base_env, stream_input
 from .mcpclient import Server, approval_token, content_text
 from .mockmodel import MockModel
+from .received import fetch_from_map
 from .wire import Call
 
 
@@ -40,6 +41,9 @@ class Session:
     reference: dict[str, str] = field(default_factory=dict)  # step -> server content[0].text
     # Data of the server's own engram_search answer for the scripted query: the ids it found.
     search_ids: list[str] = field(default_factory=list)
+    # The server's own engram_load of MAP_QUERY: the ids its pack routed and its map listed.
+    map_pack: list[str] = field(default_factory=list)
+    map_ids: list[str] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)  # the scripted calls' names, in call order
     commit_target: str = ""
     store_before: dict[str, bytes] = field(default_factory=dict)
@@ -53,6 +57,7 @@ class Session:
 
 MEMORY_URI = "engram://memory/"  # + id: one memory, as the server's resource template says
 SEARCH = Call("engram_search", {"query": proj.SEARCH_QUERY})
+MAP_LOAD = Call("engram_load", {"query": proj.MAP_QUERY})
 # The model's scripted calls before engram_commit, each named for the scenario that reads its
 # result (`words` reads the `save` result).
 SCRIPT: list[tuple[str, Call]] = [
@@ -62,6 +67,10 @@ SCRIPT: list[tuple[str, Call]] = [
     ("search", SEARCH),
     ("error", Call("engram_load", {"id": proj.BAD_ID})),
     ("note", Call("engram_note", {"text": proj.NOTED.text})),
+    # A load whose pack cannot hold every memory on its subject, so its text ends with the map;
+    # then the model fetches the first map id its pack does not hold, read from what it got.
+    ("map", MAP_LOAD),
+    ("fetch", Call("engram_load", {}, pick=fetch_from_map)),
 ]
 # Steps whose server-side text is kept as the reference (how often a marker may appear).
 REFERENCE = frozenset({"load", "save", "note"})
@@ -85,6 +94,10 @@ def _reference(server: Server, s: Session) -> str:
     if not rule:
         raise RuntimeError(f"the server's own engram_search did not find the rule: "
                            f"{content_text(found)[:300]}")
+    data = (server.call(MAP_LOAD.tool, MAP_LOAD.args).get("structuredContent") or {}).get(
+        "data") or {}
+    s.map_pack = [str(k).split(":", 1)[-1] for k in data.get("selected_keys") or []]
+    s.map_ids = [str(k).split(":", 1)[-1] for k in data.get("map_ids") or []]
     uri = MEMORY_URI + rule[0]
     s.reference["resource"] = server.read(uri)
     return uri

@@ -8,7 +8,8 @@ scripted tool call or a final text, as SSE or plain JSON. Pure functions over pa
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 JSON = dict[str, Any]
@@ -17,11 +18,19 @@ JSON = dict[str, Any]
 @dataclass(frozen=True)
 class Call:
     """One scripted model action: call an Engram tool (unprefixed name) with arguments, or with
-    `host=True` one of the host's own tools (its name as the host lists it)."""
+    `host=True` one of the host's own tools (its name as the host lists it). With `pick`, the
+    arguments are chosen from what the model received: `pick(tool results so far)`."""
 
     tool: str
     args: JSON
     host: bool = False
+    pick: Callable[[list[str]], JSON] | None = field(default=None, compare=False)
+
+    def given(self, results: list[str]) -> Call:
+        """The call as the model makes it after reading `results` (its tool results so far)."""
+        if self.pick is None:
+            return self
+        return Call(self.tool, self.pick(results), self.host)
 
 
 def _text_of(value: Any) -> str:

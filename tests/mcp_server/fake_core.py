@@ -17,6 +17,7 @@ from typing import Any
 
 from engram.errors import ApprovalError, NotFoundError
 from engram.outcome import Outcome
+from engram.proposals.effects import Effect
 from engram.proposals.verdicts import Kind
 from engram.workspace import Scope
 
@@ -32,6 +33,8 @@ class Item:
     writable: bool
     text: str = ""
     parts: tuple[tuple[Scope, Kind], ...] = ()  # the verdict as data, one per target root
+    type: str = ""
+    effects: tuple[Effect, ...] = ()
 
 
 @dataclass

@@ -15,6 +15,7 @@ from engram.mcp.arguments import ArgumentError, validate
 from engram.mcp.main import parse
 from engram.mcp.tools import TOOLS, schema_of, tool_list
 from engram.outcome import Outcome
+from engram.proposals.effects import Effect
 from engram.proposals.verdicts import Kind
 from engram.workspace import Scope
 
@@ -129,6 +130,8 @@ class _Item:
     writable: bool
     parts: tuple[tuple[Scope, Kind], ...]
     text: str = "Candidate text."
+    type: str = ""
+    effects: tuple[Effect, ...] = ()
 
 
 BOTH_ADD: tuple[tuple[Scope, Kind], ...] = (("workspace", "ADD"), ("global", "ADD"))

@@ -200,6 +200,6 @@ def test_items_carry_the_verdict_as_data_and_the_wire_keeps_the_text_only(
     assert item.verdict == f"workspace: UPDATE {mid}; global: ADD"
     assert "parts" not in item.as_dict()
     assert [set(i) for i in p.outcome().data["items"]] == [
-        {"number", "verdict", "id", "title", "writable", "type", "ready", "text"}]
+        {"number", "verdict", "id", "title", "writable", "type", "ready", "text", "effects"}]
     note = api.propose_note(roots, "Halfway through the pnpm migration.", clock=clock)
     assert note.items[0].parts == (("workspace", "ADD"),)

@@ -96,7 +96,7 @@ def test_promote_writes_a_durable_memory_and_removes_the_note(
     code, out, _ = run_cli("promote", data["id"], capsys=capsys)
     assert code == 3 and (roots.workspace.path / data["file"]).exists()
     code, out, _ = run_cli("promote", data["id"], "--force", capsys=capsys)
-    assert code == 0 and f"removed working note {data['id']}" in out
+    assert code == 0 and "removed working note" in out and data["id"] in out
     assert not (roots.workspace.path / data["file"]).exists()
     [m] = Store(roots.workspace).scan(include_notes=False).memories
     assert m.type == "knowledge" and not m.is_note and "warm cache" in m.content

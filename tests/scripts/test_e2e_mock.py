@@ -8,15 +8,21 @@ honest, in well under a second.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts.e2e import project as proj
 from scripts.e2e.checks import hook_blocks, proposal_words, readable
 from scripts.e2e.mockmodel import MockModel
+from scripts.e2e.received import NO_MAP_ID, fetch_from_map, map_pick, named, read_map
 from scripts.e2e.run import expect, known
 from scripts.e2e.wire import API_BY_NAME, Call
+
+from engram.search.pack import MAP_HEAD, add_map, render_tiered
+from tests.search.conftest import mem
 
 LOAD = Call("engram_load", {"query": "q"})
 
@@ -170,3 +176,84 @@ def test_a_host_tool_call_keeps_the_host_name_outside_the_engram_namespace(
     assert f'"{name}"' in reply and "engram://memory/x" in reply
     assert "mcp__engram" not in reply and "mcp_engram_" not in reply
     assert ("server" in call.args) == (api != "gemini")  # Gemini's reader takes only the uri
+
+
+# The map scenario: the mock reads the map off the load result the host forwarded, in each
+# host's form, and fetches the first id its pack does not hold. The text comes from the
+# product's own renderer, so a change of the map's format shows here, without the hosts.
+PACKED = [mem(f"exporter-step-{n}", title=f"Exporter step {n}") for n in range(3)]
+LISTED = [mem("exporter-retries", title="Exporter retries"),
+          mem("exporter-step-1-more", title="Exporter step 1, more")]
+
+
+def _map_text() -> str:
+    pack = render_tiered(PACKED, budget=1600)
+    add_map(pack, LISTED, room=6400)
+    assert pack.map_keys == ["workspace:exporter-retries", "workspace:exporter-step-1-more"]
+    return pack.text
+
+
+def _forms(text: str) -> list[str]:
+    structured = json.dumps({"text": text, "contract_version": "1", "ok": True,
+                             "data": {"map_ids": ["workspace:exporter-retries"]}})
+    return [text,  # content[0].text (OpenCode)
+            structured,  # Claude Code
+            "Wall time: 0.02 seconds\nOutput:\n" + structured,  # Codex
+            json.dumps({"output": f"<untrusted_context>\n{text}\n</untrusted_context>"})]
+
+
+@pytest.mark.parametrize("form", range(4), ids=["text", "claude", "codex", "gemini"])
+def test_the_map_is_read_off_a_load_result_in_every_host_form(form: int) -> None:
+    received = _forms(_map_text())[form]
+    pack, ids = read_map(received)
+    assert ids == ["exporter-retries", "exporter-step-1-more"]
+    assert "exporter-step-0" in pack and MAP_HEAD not in pack
+    assert map_pick(received) == "exporter-retries"
+    assert fetch_from_map(["earlier result", received]) == {"id": "exporter-retries"}
+
+
+def test_the_pick_skips_a_listed_id_the_pack_names_and_a_result_without_a_map() -> None:
+    text = _map_text()
+    pack, _ = read_map(text)
+    assert named(pack, "exporter-step-1") and not named(pack, "exporter-step")
+    assert not named(pack, "exporter-retries")
+    # A map id the pack already names is passed over (a model would not fetch it again).
+    assert map_pick(text.replace("- exporter-retries:", "- exporter-step-2:")) == \
+        "exporter-step-1-more"
+    plain = render_tiered(PACKED, budget=1600).text
+    assert read_map(plain) == (plain.rstrip("\n"), []) and map_pick(plain) is None
+    cut = text.rstrip("\n").rsplit("\n", 1)[0]  # the fetch line lost: not a map at the end
+    assert map_pick(cut) is None
+    assert fetch_from_map([plain]) == {"id": NO_MAP_ID} == fetch_from_map([])
+
+
+@pytest.mark.parametrize(("api", "path", "first", "after", "probe"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_the_mock_fetches_the_map_id_it_received_and_records_it(
+        tmp_path: Path, api: str, path: str, first: dict[str, Any], after: dict[str, Any],
+        probe: Any) -> None:
+    model = MockModel()
+    model.script = [Call("engram_load", {}, pick=fetch_from_map)]
+    model.record = tmp_path / "r.jsonl"
+    model.start()
+    try:
+        _post(model.port, path, first)  # no result yet: the pick finds no map
+        with_map = json.loads(json.dumps(after).replace('"BODY"', json.dumps(_map_text())))
+        model.script = [LOAD, Call("engram_load", {}, pick=fetch_from_map)]
+        _, payload = _post(model.port, path, with_map)
+    finally:
+        model.stop()
+    assert "exporter-retries" in payload.decode()
+    recorded = [json.loads(line) for line in model.record.read_text().splitlines()]
+    assert [(r["step"], r["args"]) for r in recorded] == [
+        (0, {"id": NO_MAP_ID}), (1, {"id": "exporter-retries"})]
+
+
+def test_each_mapped_memory_has_its_id_and_a_marker_past_its_title() -> None:
+    assert len(proj.MAPPED) > 8  # more than a pack holds (load.limit): the rest is the map
+    for m in proj.MAPPED:
+        slug = re.sub(r"[^a-z0-9]+", "-", m.text.lower()).strip("-")
+        assert proj.mapped("-".join(slug.split("-")[:10])) is m
+        assert m.marker not in " ".join(m.text.split()[:12])
+    assert proj.mapped("the-exporter-reads") is None
+    assert len({m.marker for m in proj.MAPPED}) == len(proj.MAPPED)

@@ -41,10 +41,13 @@ def test_the_dialog_shows_each_candidate_text(project: Path, era: str) -> None:
     assert len(asked) == 3, asked
     session, long, note = asked
     props = _props(session)
-    assert props["c1"]["description"].startswith(FIRST) and props["c2"]["description"] == SECOND
+    assert props["c1"]["description"].startswith(FIRST)
+    # the text whole, then every file approving it writes (issue 27 class 1)
+    assert props["c2"]["description"].startswith(f"{SECOND} / New: knowledge ")
     assert FIRST in session["message"] and SECOND in session["message"]
     shown = _props(long)["c1"]["description"]  # whole: a cut would hide what is approved
     assert shown.startswith("Rotate the staging keys monthly.") and "…" not in shown
-    assert shown.count("Then check the dashboards again.") == 30 and len(shown) <= TEXT_MAX
+    assert shown.count("Then check the dashboards again.") == 30
+    assert len(shown.split(" / New: ")[0]) <= TEXT_MAX
     assert "The CI cache key changed to v7 today." in json.dumps(note)
     assert "The CI cache key changed to v7 today." in note["message"]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engram.errors import EXIT_ERROR
 from engram.hosts import link as engine
 from engram.hosts.command import LAUNCHERS
 from engram.hosts.targets import NAMES
-from engram.outcome import Outcome
+from engram.outcome import Diagnostic, Outcome
 
 
 def configure_link(p: argparse.ArgumentParser) -> None:
@@ -53,10 +54,16 @@ def render(results: list[engine.Result]) -> Outcome:
         if isinstance(r, engine.Planned) and not r.changes:
             lines.append("  no changes")
         lines += [f"note: {n}" for n in r.notes]
+        for _, message, hint in r.skipped:  # the rest was linked; this file needs the human
+            lines += [f"skipped {message}", f"  fix: {hint}"]
         data.append({"host": r.host, "scope": r.scope, "status": verb,
                      "changes": [{"action": a, "path": p} for a, p in r.changes],
-                     "notes": list(r.notes)})
-    return Outcome(text="\n".join(lines), data={"results": data})
+                     "notes": list(r.notes),
+                     "skipped": [{"code": c, "message": m} for c, m, _ in r.skipped]})
+    skipped = [s for r in results for s in r.skipped]
+    return Outcome(text="\n".join(lines), data={"results": data}, ok=not skipped,
+                   exit_code=EXIT_ERROR if skipped else 0,
+                   diagnostics=[Diagnostic(c, "error", m) for c, m, _ in skipped])
 
 
 def run_link(args: argparse.Namespace, ctx: Any) -> Outcome:

@@ -74,9 +74,12 @@ def run_promote(args: argparse.Namespace, ctx: Context) -> Outcome:
     what = notes.promotion(note)  # as api.propose_promotion, answered in the terminal instead
 
     def forget(outcome: Outcome) -> None:
-        notes.remove_note(ctx.roots, note.id)
-        outcome.text += f"\nremoved working note {note.id}"
+        from engram.proposals.effects import done
+
+        gone = notes.remove_note(ctx.roots, note.id)
+        outcome.text += f"\n  {done(gone)}"
         outcome.data["removed_note"] = note.id
 
     return propose_and_write(args, ctx, what.text, single=True, type=what.type,
-                             context=what.context, answer_from_stdin=True, after_write=forget)
+                             context=what.context, answer_from_stdin=True, after_write=forget,
+                             promote=note.id)

@@ -155,14 +155,15 @@ def propose_and_write(args: argparse.Namespace, ctx: Context,
                       text: str | Sequence[Mapping[str, Any]], *, single: bool,
                       type: str | None = None, context: str | None = None,
                       source: str = "manual", level: int | None = None,
-                      answer_from_stdin: bool = False, text_from_stdin: bool = False,
-                      after_write: Callable[[Outcome], None] | None = None) -> Outcome:
-    """The shared save flow of save, save-session and promote."""
+                       answer_from_stdin: bool = False, text_from_stdin: bool = False,
+                       after_write: Callable[[Outcome], None] | None = None,
+                       promote: str | None = None) -> Outcome:
+    """The shared save flow of save, save-session and promote (`promote`: the note removed)."""
     from engram.proposals import api
 
     roots = ctx.roots
     prep = api.prepare(roots, text, scope=args.scope, query_level=level, type=type,
-                       role=args.role, context=context, single=single)
+                       role=args.role, context=context, single=single, promote=promote)
     if args.force:
         outcome = _all_deferred_fails(api.save_now(prep, roots, source=source))
     else:

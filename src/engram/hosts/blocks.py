@@ -3,7 +3,7 @@
 A managed block sits between a start and an end marker. `upsert` replaces the block in place or
 appends it after one blank line; `remove` deletes exactly what `upsert` appended, so a link and
 an unlink give the user's file back (a file that did not end in a newline gets one). Human text
-outside the markers is never touched. Codex's TOML block is checked with `tomllib` after every
+outside the markers is never touched. Codex's TOML block is checked with `tomltext` after every
 edit, and a user-written `[mcp_servers.engram]` outside the block is removed with tomlkit (which
 keeps comments) only when it is Engram's or `--force` was given.
 """
@@ -16,6 +16,7 @@ from typing import Any
 
 import tomlkit
 
+from engram import tomltext
 from engram.errors import HostConfigError
 
 
@@ -85,7 +86,7 @@ def remove(text: str, markers: Markers) -> str:
 
 def toml_loads(text: str, source: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
+        return tomltext.loads(text)  # never RecursionError or a runaway parse (tomltext.py)
     except tomllib.TOMLDecodeError as exc:
         raise HostConfigError(
             f"{source}: cannot parse TOML: {exc}",

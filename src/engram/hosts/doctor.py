@@ -74,6 +74,9 @@ def check_integrity(roots: Roots) -> list[Finding]:
     out = [Finding(str(f["code"]), "error",
                    f"HIDDEN {f['scope']}:{shown_name(str(f['file']))}: {f['reason']}",
                    str(f["fix"])) for f in blind]
+    broken = [d for d in outcome.diagnostics if d.code == "integrity.hashes_invalid"]
+    out += [Finding(d.code, "error", d.message, "run `engram rehash` to rebuild it from the "
+                    "files you reviewed") for d in broken]
     if len(blind) < int(outcome.data.get("problems", 0)) or not out:
         first = [ln for ln in outcome.text.strip().splitlines()
                  if not ln.startswith((integrity.HIDDEN, " "))][:5]

@@ -1,8 +1,10 @@
 """Staged file edits for host configs, and the record of what `link` created.
 
 A `Bench` reads files through the edits staged so far (several steps may touch one file), so a
-whole link or unlink is computed before anything is written: an unparseable file aborts the run
-with every file byte-identical, and `--plan` simply never calls `apply`. `apply` backs up each
+whole link or unlink is computed before anything is written, and `--plan` simply never calls
+`apply`. Each step runs through `attempt`: a file the step cannot parse (`host.unparseable`: not
+UTF-8, broken or too deeply nested JSON/TOML) undoes what that step staged and is reported in
+`skipped`, never rewritten; the other steps go on. `apply` backs up each
 user file once before its first change (under `~/.engram/backups/`, never in the working tree),
 writes atomically, and deletes files and empty directories only when `link` created them.
 
@@ -15,8 +17,10 @@ were Engram's, so `unlink` can give the user's file back.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import stat
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +31,8 @@ from engram.errors import HostConfigError
 from engram.store.fileio import atomic_write, contain, remove, root_lock
 
 STATE_FILE = "hosts.json"
+# A file Engram cannot edit safely: unparseable, or parsed with a shape it cannot extend.
+SKIPPED_CODES = ("host.unparseable", "host.shape")
 BACKUPS = "backups"
 
 
@@ -112,8 +118,25 @@ class Bench:
         self.state = state
         self.project = project
         self.staged: dict[Path, Edit] = {}
+        self.skipped: list[HostConfigError] = []  # files a step could not parse (`attempt`)
         if project is not None:
             contain(project)
+
+    def attempt(self, step: Callable[[], list[str]]) -> list[str]:
+        """Run one staging step; a file it cannot parse or edit undoes the step's own edits
+        and joins `skipped` (once), so the file is left byte-identical and the other steps go
+        on. Any other refusal (a symlink, a file that is not Engram's) still stops the whole run."""
+        staged = {p: Edit(e.path, e.before, e.after) for p, e in self.staged.items()}
+        created = copy.deepcopy(self.state.data["created"])
+        try:
+            return step()
+        except HostConfigError as exc:
+            if exc.code not in SKIPPED_CODES:
+                raise
+            self.staged, self.state.data["created"] = staged, created
+            if all(s.message != exc.message for s in self.skipped):
+                self.skipped.append(exc)
+            return []
 
     def read(self, path: Path) -> str | None:
         if path in self.staged:

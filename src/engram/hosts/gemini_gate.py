@@ -14,6 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from engram import tomltext
 from engram.hosts import gates
 
 FQN = f"mcp_{gates.SERVER}_{gates.COMMIT}"
@@ -53,7 +54,7 @@ def allowing_policies(home: Path, above: int | None) -> list[Path]:
         if path.name == directory.name:
             continue
         try:
-            rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])
+            rules = tomltext.loads(path.read_text(encoding="utf-8")).get("rule", [])
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
             continue
         for rule in rules if isinstance(rules, list) else []:
@@ -62,6 +63,21 @@ def allowing_policies(home: Path, above: int | None) -> list[Path]:
                     isinstance(priority, int) and priority > above)):
                 found.append(path)
                 break
+    return found
+
+
+def unreadable_policies(home: Path) -> list[Path]:
+    """User policy files doctor cannot read (Gemini may still load them): not UTF-8, not TOML,
+    or nested past tomltext's limits."""
+    directory = home / gates.GEMINI_POLICY
+    found: list[Path] = []
+    for path in sorted(directory.parent.glob("*.toml")):
+        try:
+            tomltext.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            found.append(path)
+        except OSError:
+            continue
     return found
 
 

@@ -208,7 +208,11 @@ def _gemini_policies(roots: Roots) -> list[Finding]:
                     f"{path}: a policy rule allows engram_commit"
                     + (" above Engram's ask rule" if above is not None else ""),
                     "remove the rule (or its engram_commit match)")
-            for path in gemini_gate.allowing_policies(home, above)]
+            for path in gemini_gate.allowing_policies(home, above)] + [
+        Finding("host.unparseable", "error", f"{path}: cannot parse this Gemini policy file, so "
+                "doctor cannot say whether it allows engram_commit",
+                "fix the file by hand (Engram left it untouched), then rerun the command")
+        for path in gemini_gate.unreadable_policies(home)]
 
 
 def _next_step(target: Target, roots: Roots, where: str) -> list[Finding]:
@@ -319,7 +323,8 @@ def _covers_commit(rule: Any) -> bool:
 def _claude_gates(roots: Roots) -> list[Finding]:
     out: list[Finding] = []
     for path in claude_settings(roots):
-        data, _ = _load(path)
+        data, broken = _load(path)  # Claude may still read a file doctor cannot: say so
+        out += broken
         perms = data.get("permissions") if isinstance(data, dict) else None
         allow = perms.get("allow") if isinstance(perms, dict) else None
         covering = [str(a) for a in allow if _covers_commit(a)] if isinstance(allow, list) else []
@@ -372,6 +377,8 @@ def _claude_user(ctx: Ctx) -> list[Finding]:
     entry = hoststate.claude_user_entry(ctx.roots.env.home)
     where = f"claude ({hoststate.claude_user_json(ctx.roots.env.home)})"
     env_found = _claude_json_entries(ctx, where)
+    if any(f.code == "host.unparseable" for f in env_found):
+        return env_found  # not "no server": doctor could not read the file at all
     recorded = any(x.get("host") == "claude" for x in linked(ctx.roots, True))
     if entry is None or not command.is_engrams(entry):
         if not recorded or entry is not None:
@@ -387,9 +394,9 @@ def _claude_user(ctx: Ctx) -> list[Finding]:
 def _claude_json_entries(ctx: Ctx, where: str) -> list[Finding]:
     """`~/.claude.json`: the user-scope servers and this project's local-scope ones (the
     user's file, so warnings: entry_env.py)."""
-    data, _ = _load(hoststate.claude_user_json(ctx.roots.env.home))
+    data, broken = _load(hoststate.claude_user_json(ctx.roots.env.home))
     if not isinstance(data, dict):
-        return []
+        return broken
     fix = relink("claude", True)
     out = entry_env.servers(where, data.get("mcpServers"), fix, project=False)
     projects = data.get("projects")

@@ -1,14 +1,16 @@
 """`engram link` / `unlink` / `link list`: put Engram into a host, or take exactly it out again.
 
 One run stages every edit on a `Bench` (instruction block, Claude's slash command and hooks,
-the MCP registration), then applies them together: an unparseable file stops the run before any
-write, `--plan` shows the staged edits and writes nothing, and a second link stages nothing.
+the MCP registration), then applies them together: a file one step cannot parse is skipped and
+reported (`Result.skipped`), the rest still applies; `--plan` shows the staged edits and writes
+nothing, and a second link stages nothing.
 Results are values: `Linked`, `AlreadyLinked`, `Unlinked`, `NothingToUnlink`, `Planned`.
 This module orchestrates; file formats live in `jsonc`, `blocks`, `mcpconf`, `claude_hooks`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,7 @@ from engram.hosts import (
     texts,
 )
 from engram.hosts.files import Bench, Edit, State, hosts_lock
-from engram.hosts.targets import Scope, Target, all_targets, get
+from engram.hosts.targets import Mcp, Scope, Target, all_targets, get
 from engram.workspace import Roots
 
 
@@ -51,6 +53,8 @@ class Result:
     scope: str
     changes: list[tuple[str, str]] = field(default_factory=list)  # (action, path)
     notes: list[str] = field(default_factory=list)
+    # Host files left untouched because a step could not parse them: (code, message, fix).
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class Linked(Result):
@@ -130,34 +134,51 @@ def _put_block(bench: Bench, path: Path, header: str, block: str, force: bool) -
 
 
 def _stage_link(roots: Roots, target: Target, opts: Options, bench: Bench) -> list[str]:
+    """Each step through `bench.attempt`: a host file one step cannot parse is skipped and
+    reported, the others are still linked (docs/hosts.md)."""
     scope = target.scope(opts.is_global)
     base = _base(roots, opts.is_global)
-    notes: list[str] = []
-    note = _put_block(bench, base / scope.instructions, scope.header, texts.BOOTSTRAP, opts.force)
-    notes += [note] if note else []
+    step = bench.attempt
+    notes = step(lambda: _block_note(bench, base / scope.instructions, scope.header,
+                                     texts.BOOTSTRAP, opts.force))
     if scope.command_file:
-        note = _put_block(bench, base / scope.command_file, texts.COMMAND_HEADER, texts.COMMAND,
-                          opts.force)
-        notes += [note] if note else []
+        notes += step(lambda: _block_note(bench, base / str(scope.command_file),
+                                          texts.COMMAND_HEADER, texts.COMMAND, opts.force))
     hooks = _hooks_wanted(roots, target, opts)
     if hooks:
-        path = _hooks_path(roots, scope, opts)
-        cmd = claude_hooks.hook_command(roots.env.path, opts.launcher, _shared(path, roots, opts))
-        if opts.repin:
-            cmd = claude_hooks.kept_command(bench.read(path), cmd)
-        claude_hooks.install(bench, path, cmd)
+        notes += step(lambda: _stage_hooks(roots, scope, opts, bench))
     if not opts.no_mcp:
-        notes += _stage_mcp(roots, scope, opts, bench, hooks)
-        notes += _stage_gate(roots, scope, opts, bench)
-        notes += nextsteps.after_link(roots, target.name, opts.is_global or opts.plan)
+        notes += step(lambda: _stage_mcp(roots, scope, opts, bench, hooks))
+        notes += step(lambda: _stage_gate(roots, scope, opts, bench))
+        notes += step(lambda: nextsteps.after_link(roots, target.name,
+                                                   opts.is_global or opts.plan))
     if scope.mcp is None and scope.hint and not opts.no_mcp \
             and not nextsteps.registered_for_user(roots, target, bench):
         notes.append(scope.hint)
     if not opts.is_global and scope.hooks_file:
-        keep.stage_ignore(bench, roots.project, base / scope.hooks_file)
+        notes += step(lambda: _ignore(bench, roots.project, base / str(scope.hooks_file)))
     if not opts.is_global and not opts.plan:
-        notes.append(_commit_line(roots, target, opts, bench))
+        notes += step(lambda: [_commit_line(roots, target, opts, bench)])
     return notes
+
+
+def _block_note(bench: Bench, path: Path, header: str, block: str, force: bool) -> list[str]:
+    note = _put_block(bench, path, header, block, force)
+    return [note] if note else []
+
+
+def _stage_hooks(roots: Roots, scope: Scope, opts: Options, bench: Bench) -> list[str]:
+    path = _hooks_path(roots, scope, opts)
+    cmd = claude_hooks.hook_command(roots.env.path, opts.launcher, _shared(path, roots, opts))
+    if opts.repin:
+        cmd = claude_hooks.kept_command(bench.read(path), cmd)
+    claude_hooks.install(bench, path, cmd)
+    return []
+
+
+def _ignore(bench: Bench, project: Path, path: Path) -> list[str]:
+    keep.stage_ignore(bench, project, path)
+    return []
 
 
 def _commit_line(roots: Roots, target: Target, opts: Options, bench: Bench) -> str:
@@ -283,8 +304,9 @@ def _link(roots: Roots, host: str, opts: Options) -> Result:
     notes = _stage_link(roots, target, opts, bench)
     edits = bench.edits()
     scope = _scope_name(opts.is_global)
+    skipped = [(e.code, e.message, e.hint) for e in bench.skipped]
     if opts.plan:
-        return Planned(host, scope, _changes(edits), notes)
+        return Planned(host, scope, _changes(edits), notes, skipped)
     record = _link_key(roots, host, opts.is_global)
     if _hooks_wanted(roots, target, opts):
         record["hooks_file"] = str(_hooks_path(roots, target.scope(opts.is_global), opts))
@@ -295,9 +317,9 @@ def _link(roots: Roots, host: str, opts: Options) -> Result:
     known = record in [{k: x.get(k) for k in record} for x in bench.state.links]
     bench.state.add_link(record)
     if not edits and known:
-        return AlreadyLinked(host, scope, [], notes)
+        return AlreadyLinked(host, scope, [], notes, skipped)
     bench.apply()
-    return Linked(host, scope, _changes(edits), notes)
+    return Linked(host, scope, _changes(edits), notes, skipped)
 
 
 def linked(roots: Roots, is_global: bool | None = None) -> list[dict[str, Any]]:
@@ -336,22 +358,25 @@ def _drop_block(bench: Bench, path: Path, header: str) -> None:
 
 
 def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -> list[str]:
+    """Each step through `bench.attempt`, as in `_stage_link`: a file one step cannot parse is
+    skipped and reported, Engram's part of the others is still taken out."""
     scope = target.scope(is_global)
     base = _base(roots, is_global)
+    step = bench.attempt
     notes: list[str] = []
     if not _shared_instructions(roots, target, is_global):
-        _drop_block(bench, base / scope.instructions, scope.header)
+        notes += step(lambda: _dropped(bench, base / scope.instructions, scope.header))
     if scope.command_file:
-        _drop_block(bench, base / scope.command_file, texts.COMMAND_HEADER)
+        notes += step(lambda: _dropped(bench, base / str(scope.command_file),
+                                       texts.COMMAND_HEADER))
     if scope.hooks_file:
         for name in (scope.hooks_file, scope.team_hooks_file):
             if name:
-                claude_hooks.uninstall(bench, base / name)
-                gates.take_out(bench, base / name)
+                notes += step(functools.partial(_unhook, bench, base / name))
         if not is_global:
-            keep.stage_unignore(bench, roots.project, base / scope.hooks_file)
+            notes += step(lambda: _unignore(bench, roots.project, base / str(scope.hooks_file)))
     if scope.gate == "gemini-policy":
-        gates.take_out_gemini_policy(bench, base / gates.GEMINI_POLICY)
+        notes += step(lambda: _no_policy(bench, base / gates.GEMINI_POLICY))
     mcp = scope.mcp
     if mcp is None:
         return notes
@@ -360,18 +385,51 @@ def _stage_unlink(roots: Roots, target: Target, is_global: bool, bench: Bench) -
             notes.append("remove the user-scope server with: "
                           "claude mcp remove --scope user engram")
     elif mcp.style == "codex":
-        mcpconf.take_out_codex(bench, base / mcp.files[0])
+        notes += step(lambda: _no_codex(bench, base / mcp.files[0]))
     else:
-        picked = _pick(bench, base, mcp.files)
-        if scope.gate in ("opencode", "gemini-settings"):
-            gates.take_out(bench, picked)
-        note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
-        notes += [note] if note else []
-        if not is_global:
-            keep.stage_unignore(bench, roots.project, picked)
-        for extra in scope.extra_files:
-            if bench.created(base / extra):
-                bench.delete(base / extra)
+        notes += step(lambda: _unlink_json(roots, mcp, scope, is_global, bench))
+    return notes
+
+
+def _dropped(bench: Bench, path: Path, header: str) -> list[str]:
+    _drop_block(bench, path, header)
+    return []
+
+
+def _unhook(bench: Bench, path: Path) -> list[str]:
+    claude_hooks.uninstall(bench, path)
+    gates.take_out(bench, path)
+    return []
+
+
+def _unignore(bench: Bench, project: Path, path: Path) -> list[str]:
+    keep.stage_unignore(bench, project, path)
+    return []
+
+
+def _no_policy(bench: Bench, path: Path) -> list[str]:
+    gates.take_out_gemini_policy(bench, path)
+    return []
+
+
+def _no_codex(bench: Bench, path: Path) -> list[str]:
+    mcpconf.take_out_codex(bench, path)
+    return []
+
+
+def _unlink_json(roots: Roots, mcp: Mcp, scope: Scope, is_global: bool,
+                 bench: Bench) -> list[str]:
+    base = _base(roots, is_global)
+    picked = _pick(bench, base, mcp.files)
+    if scope.gate in ("opencode", "gemini-settings"):
+        gates.take_out(bench, picked)
+    note = mcpconf.take_out_json(bench, picked, list(mcp.keys))
+    notes = [note] if note else []
+    if not is_global:
+        keep.stage_unignore(bench, roots.project, picked)
+    for extra in scope.extra_files:
+        if bench.created(base / extra):
+            bench.delete(base / extra)
     return notes
 
 
@@ -410,12 +468,13 @@ def _unlink(roots: Roots, host: str | None, *, is_global: bool,
         backups = keep.restorable(roots.config_dir, _host_files(roots, target, is_global)) \
             if restore else []
         changes = _changes(edits) + [("restore", str(p)) for p, _ in backups]
+        skipped = [(e.code, e.message, e.hint) for e in bench.skipped]
         if plan:
-            results.append(Planned(name, scope, changes, notes))
+            results.append(Planned(name, scope, changes, notes, skipped))
             continue
         bench.state.remove_link(_link_key(roots, name, is_global))
         bench.apply()
         keep.restore(backups)
         cls = Unlinked if changes else NothingToUnlink
-        results.append(cls(name, scope, changes, notes))
+        results.append(cls(name, scope, changes, notes, skipped))
     return results

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engram.outcome import Outcome
+    from engram.proposals.effects import Effect
     from engram.proposals.verdicts import Kind
     from engram.search.session import ReadSession
     from engram.workspace import Roots, Scope
@@ -32,7 +33,11 @@ class ProposalItem(Protocol):
     @property
     def writable(self) -> bool: ...
     @property
-    def text(self) -> str: ...  # the candidate's text, which the dialog shows (shortened)
+    def text(self) -> str: ...  # the candidate's text, which the dialog shows whole
+    @property
+    def type(self) -> str: ...  # the new memory's type (rule, skill, knowledge)
+    @property
+    def effects(self) -> Sequence[Effect]: ...  # every file approving it writes or changes
 
 
 class Proposal(Protocol):

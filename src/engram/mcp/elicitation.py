@@ -1,8 +1,10 @@
 """The approval dialog (docs/mcp.md): the form, the reading of the human's answer, sealed request
 states.
 
-A form lists the writable candidates by number, verdict and id with one boolean each, and shows
-everything each candidate writes (its text and every other field, proposals/shown.py, escaped)
+A form lists the writable candidates by number, verdict, type and id with one boolean each, and
+shows everything each candidate writes (its text and every other field, proposals/shown.py,
+escaped) and every file approving it writes or changes (its effects, proposals/effects.py: the
+new memory, a memory it updates or retires, a note it removes, each with scope, type and text)
 in the message and in the boolean's description: a human approves what they read, never an id
 alone, and never a cut: a proposal too long to show whole in a dialog gets no dialog (the
 preview with its token goes back instead, as for a host without dialogs). A save-scope choice
@@ -91,12 +93,16 @@ def save_form(items: Sequence[ProposalItem]) -> Form | None:
     shown: list[str] = []
     for item in writable:
         dest = _item_where(item)  # never cut: only the id may be shortened
-        title = _clip(f"{item.number} {verdict_kinds(item)} {item.id}", TITLE_MAX - len(dest)) \
-            + dest
+        kind = " ".join(x for x in (verdict_kinds(item), item.type) if x)
+        title = _clip(f"{item.number} {kind} {item.id}", TITLE_MAX - len(dest)) + dest
         text = shown_text(item.text) or ""
+        # Every file approving it writes or changes, from the commit plan (effects.py): the
+        # memory it retires or rewrites is named here, never left to the verdict's kind.
+        changes = effect_lines(item)
         props[f"c{item.number}"] = {"type": "boolean", "title": _clip(title),
-                                    "description": text, "default": True}
-        shown.append(f"{_clip(title)}: {text}")
+                                    "description": " / ".join([text, *changes]),
+                                    "default": True}
+        shown.append(f"{_clip(title)}: {text}" + "".join(f"\n  {ln}" for ln in changes))
     scopes = ("both", "workspace", "global") if targets_both(items) else ()
     if scopes:
         props["scope"] = {"type": "string", "title": "Save to", "enum": list(scopes),
@@ -124,11 +130,20 @@ def note_form(items: Sequence[ProposalItem], valid_until: str | None) -> Form | 
     text = shown_text(items[0].text)
     if text is None:
         return None
+    changes = effect_lines(items[0])
     schema = {"type": "object", "properties": {
         "save": {"type": "boolean", "title": _clip(f"Save working note {note_id}"),
-                 "description": text, "default": True}}}
-    return Form("note", f"Engram: keep the task note {note_id}{until}?\n\n{text}", schema,
-                (items[0].number,))
+                 "description": " / ".join([text, *changes]), "default": True}}}
+    message = f"Engram: keep the task note {note_id}{until}?\n\n{text}" + "".join(
+        f"\n  {ln}" for ln in changes)
+    return Form("note", message, schema, (items[0].number,))
+
+
+def effect_lines(item: ProposalItem) -> list[str]:
+    """The item's effects as the preview words them (one function renders both)."""
+    from engram.proposals.effects import describe
+
+    return [describe(e) for e in item.effects]
 
 
 def interpret(form: Form, answer: Any) -> Decision:

@@ -32,6 +32,7 @@ from engram.proposals.candidates import Candidate, parse_candidates
 from engram.proposals.checks import check_candidates, prose_warnings
 from engram.proposals.codewords import code_of
 from engram.proposals.commit import CandidateResult, apply, render_results
+from engram.proposals.effects import Effect, done, note_removed, of_plan
 from engram.proposals.plan import (
     AGENT_NOTE,
     PlannedCandidate,
@@ -69,10 +70,16 @@ class Item:
     # The verdict as data, one entry per target root, built from the same rows as `verdict`
     # (its display text): the approval dialog reads these, never the text.
     parts: tuple[ScopedKind, ...] = ()
+    # Every file approving this candidate writes or changes (effects.py), which the dialog
+    # renders in full: the new memory, a memory it updates or retires, a note it removes.
+    effects: tuple[Effect, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The item on the wire (`--json`, MCP `data.items`): `parts` stays in-process."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "parts"}
+        out = {k: v for k, v in dataclasses.asdict(self).items()
+               if k not in {"parts", "effects"}}
+        out["effects"] = [e.as_dict() for e in self.effects]
+        return out
 
 
 @dataclass(frozen=True)
@@ -85,9 +92,15 @@ class Prepared:
     preview: str
     query_level: int | None = None
     warnings: tuple[str, ...] = ()  # safety.prose_secret, already in the preview
+    also: tuple[Effect, ...] = ()  # effects beyond the plan's own (a promoted note's removal)
+
+    def effects(self) -> list[Effect]:
+        """Everything committing this proposal writes or changes, in candidate order."""
+        return sorted([*of_plan(self.planned), *self.also], key=lambda e: e.number)
 
     def items(self) -> list[Item]:
         out = []
+        every = self.effects()
         for c in self.candidates:
             rows = [p for p in self.planned if p.number == c.number]
             multi = len(rows) > 1
@@ -97,7 +110,8 @@ class Prepared:
                             any(p.verdict.writable for p in rows), c.type,
                             all(p.verdict.ready or not p.verdict.writable for p in rows),
                             "\n".join(candidate_lines(c)),
-                            tuple((p.scope, p.verdict.kind) for p in rows)))
+                            tuple((p.scope, p.verdict.kind) for p in rows),
+                            tuple(e for e in every if e.number == c.number)))
         return out
 
     @property
@@ -136,8 +150,10 @@ class Proposal:
 def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
             scope: str | None = None, query_level: int | None = None, type: str | None = None,
             role: str | Sequence[str] | None = None, context: str | None = None,
-            single: bool = False) -> Prepared:
-    """Parse, run every write-time check, compute verdicts and the preview. Writes nothing."""
+            single: bool = False, promote: str | None = None) -> Prepared:
+    """Parse, run every write-time check, compute verdicts and the preview. Writes nothing.
+
+    `promote` names the working note the commit removes (shown as one more effect)."""
     if query_level is not None and (isinstance(query_level, bool)
                                     or not isinstance(query_level, int) or query_level < 1):
         raise UsageError(f"query_level {query_level!r} is not a positive number of sessions",
@@ -167,13 +183,21 @@ def prepare(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
             raise UsageError(f"candidate {c.number}: no active memory {v.target!r} to "
                              f"{v.kind.lower()}", code="candidate.target",
                              hint="check the id with `engram search`, or drop UPDATE/SUPERSEDES")
-    preview = render_preview(planned, query_level=query_level)
+    also = _promoted(roots, promote)
+    preview = render_preview(planned, query_level=query_level, also=also)
     warnings = tuple(prose_warnings(parsed))
     if warnings:  # before the agent note, which human_preview cuts off the end
         shown = "".join(f"\n\nWarning (safety.prose_secret): {w}" for w in warnings)
         body, sep, note = preview.rpartition("\n\n" + AGENT_NOTE)
         preview = body + shown + sep + note if sep else preview + shown
-    return Prepared(parsed, scopes, planned, preview, query_level, warnings)
+    return Prepared(parsed, scopes, planned, preview, query_level, warnings, also)
+
+
+def _promoted(roots: Roots, note_id: str | None) -> tuple[Effect, ...]:
+    if note_id is None:
+        return ()
+    note = notes.find(roots, note_id)
+    return (note_removed(note.scope, note.type, note.id, note.rel_path, note.title),)
 
 
 def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
@@ -186,7 +210,7 @@ def propose(roots: Roots, candidates: str | Sequence[Mapping[str, Any]], *,
     `promote` names a working note that the commit deletes once something was written.
     """
     prep = prepare(roots, candidates, scope=scope, query_level=query_level, type=type,
-                   role=role, context=context, single=single)
+                   role=role, context=context, single=single, promote=promote)
     token = PendingApprovals(roots, clock).mint(
         "save", list(prep.scopes), [c.to_dict() for c in prep.candidates], prep.pins(),
         {"source": source, "query_level": query_level, "promote": promote})
@@ -223,8 +247,10 @@ def commit(roots: Roots, token: str, approve: Approve = "all", scope: str | None
         promoted = entry.extra.get("promote")
         if wrote and isinstance(promoted, str):
             with contextlib.suppress(NotFoundError):  # already removed by another promote
-                notes.remove_note(roots, promoted)
+                gone = notes.remove_note(roots, promoted)
                 outcome.data["removed_note"] = promoted
+                outcome.data["written"][0].setdefault("effects", []).append(gone.as_dict())
+                outcome = outcome.replace(text=f"{outcome.text}\n  {done(gone)}")
         return outcome
     finally:
         pending.settle(token, used=wrote)
@@ -258,7 +284,7 @@ def propose_note(roots: Roots, text: str, *, objective: str | None = None,
     goal = str(prep.payload.get("objective") or "")  # written too: the dialog shows it
     item = Item(1, "NOTE", prep.id, prep.title, True, prep.type,
                 text=str(prep.payload.get("text", "")) + (f"\nObjective: {goal}" if goal else ""),
-                parts=((prep.scope, "ADD"),))
+                parts=((prep.scope, "ADD"),), effects=(prep.effect,))
     return Proposal(token, prep.preview, [item], kind="note",
                     data={"id": prep.id, "valid_until": prep.valid_until})
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from engram.errors import InvalidMemoryError
+from engram.errors import EngramError, InvalidMemoryError
 from engram.proposals.author import Author
 from engram.proposals.build import merged, new_memory, superseded, to_text
 from engram.proposals.candidates import Candidate
 from engram.proposals.checks import check_path
+from engram.proposals.effects import Effect, done, of_candidate, unlisted
 from engram.proposals.plan import PlannedCandidate, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
@@ -45,12 +46,14 @@ class CandidateResult:
     action: str = ""
     reason: str = ""
     after_write: list[str] = field(default_factory=list)  # storage.after_write notes
+    effects: list[Effect] = field(default_factory=list)  # what a written candidate changed
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"number": self.number, "scope": self.scope,
                                "status": self.status, "verdict": self.verdict, "id": self.id}
         if self.status == "written":
             out["file"] = self.file
+            out["effects"] = [e.as_dict() for e in self.effects]
             if self.after_write:
                 out["after_write"] = self.after_write
         if self.status == "deferred":
@@ -110,7 +113,7 @@ def _one(store: Store, p: PlannedCandidate, pin: Mapping[str, Any] | None, autho
             base.related = [v.target] if v.target else []
             base.action = "propose it again and review the new verdict"
             return base
-    _write(store, p, old, author, today, source)
+    base.effects = _write(store, p, old, author, today, source)
     base.status, base.file = "written", p.rel
     base.after_write, store.after_write = store.after_write, []
     return base
@@ -133,21 +136,31 @@ def _target(store: Store, p: PlannedCandidate) -> tuple[Memory | None, str]:
 
 
 def _write(store: Store, p: PlannedCandidate, old: Memory | None, author: Author, today: str,
-           source: str) -> None:
+           source: str) -> list[Effect]:
+    """Write one candidate; return its effects. Every file changed must be one of the effects
+    the human was shown (effects.py): a change nobody listed is a bug, and is not written."""
     c, v = p.candidate, p.verdict
     check_path(store.path, p.rel)
+    listed = of_candidate(p)
     if v.kind == "UPDATE" and old is not None:
         mem = merged(old, c, today)
-        store.write_files([Change(mem.rel_path, to_text(mem))],
-                          f"UPDATE revision {mem.meta.get('revision')} (approved proposal)")
-        return
-    supersedes = v.target if v.kind == "SUPERSEDE" else None
-    mem = new_memory(c, p.id, p.scope, today, author, source=source, supersedes=supersedes)
-    changes = [Change(mem.rel_path, to_text(mem))]
-    if supersedes and old is not None:
-        gone = superseded(old, mem.id, today)
-        changes.append(Change(gone.rel_path, to_text(gone)))
-    store.write_files(changes, f"{v.label} (approved proposal)")
+        changes = [Change(mem.rel_path, to_text(mem))]
+        message = f"UPDATE revision {mem.meta.get('revision')} (approved proposal)"
+    else:
+        supersedes = v.target if v.kind == "SUPERSEDE" else None
+        mem = new_memory(c, p.id, p.scope, today, author, source=source, supersedes=supersedes)
+        changes = [Change(mem.rel_path, to_text(mem))]
+        if supersedes and old is not None:
+            gone = superseded(old, mem.id, today)
+            changes.append(Change(gone.rel_path, to_text(gone)))
+        message = f"{v.label} (approved proposal)"
+    missing = unlisted((ch.rel for ch in changes), listed)
+    if missing:
+        raise EngramError(f"candidate {p.number} would change {', '.join(missing)}, which "
+                          "the approval did not show", code="internal.unlisted_effect",
+                          hint="nothing was written for it; report this as a bug")
+    store.write_files(changes, message)
+    return listed
 
 
 def _action(hints: Sequence[Hint]) -> str:
@@ -176,6 +189,7 @@ def render_results(results: Sequence[CandidateResult]) -> str:
         who = f"Candidate {r.number}" + (f" ({r.scope})" if multi else "")
         if r.status == "written":
             lines.append(f"{who}: written ({r.verdict} → {r.id})")
+            lines += [f"  {done(e)}" for e in r.effects]
         elif r.status == "noop":
             lines.append(f"{who}: not written ({r.verdict})")
         else:

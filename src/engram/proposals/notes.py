@@ -23,6 +23,7 @@ from engram.outcome import Outcome
 from engram.proposals.approvals import ensure_ignored
 from engram.proposals.candidates import MAX_TEXT_CHARS
 from engram.proposals.checks import check_note, clean_note
+from engram.proposals.effects import Effect, describe, done, note_removed, of_note
 from engram.proposals.plan import root_of, target_scopes, view
 from engram.safety import printable
 from engram.store.fileio import root_lock
@@ -43,6 +44,7 @@ class NotePrep:
     valid_until: str
     payload: dict[str, Any]
     preview: str
+    effect: Effect
 
 
 def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | None,
@@ -71,8 +73,10 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
     nid = unique_id(slugify(title) or "note", view(store, frozenset(), include_notes=True).taken)
     payload = {"id": nid, "text": clean.strip(), "objective": goal, "type": mtype,
                "scope": where, "valid_until": valid_until}
+    effect = of_note(where, mtype, nid, f"{NOTE_DIR}/{nid}.md", title, valid_until)
     lines = [f"Working note (nothing is saved yet) → {where} {NOTE_DIR}/{nid}.md, "
-             f"valid until {valid_until}", "", *[f"    {ln}" for ln in clean.strip().splitlines()]]
+             f"valid until {valid_until}", f"    {describe(effect)}", "",
+             *[f"    {ln}" for ln in clean.strip().splitlines()]]
     if goal:
         lines.append(f"    Objective: {goal}")
     if redacted or removed:
@@ -80,7 +84,7 @@ def prepare_note(roots: Roots, text: str, *, objective: str | None, type: str | 
                      "instruction-like line(s).")
     lines.append("Show this note to the human; save it only after they answer yes.")
     return NotePrep(nid, title, mtype, where, valid_until, payload,
-                    printable("\n".join(lines), keep_lines=True))
+                    printable("\n".join(lines), keep_lines=True), effect)
 
 
 def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcome:
@@ -99,8 +103,11 @@ def commit_note(roots: Roots, payload: dict[str, Any], *, today: date) -> Outcom
         store.write_files([Change(NOTE_SEALS, render_note_seals(seals)), Change(rel, text)],
                           "working note")
     valid_until = str(payload["valid_until"])
-    text = f"Saved working note {nid} (valid until {valid_until})."
-    return Outcome(text=text, data={"id": nid, "file": rel, "valid_until": valid_until})
+    effect = of_note(scope, str(payload.get("type") or "knowledge"), nid, rel,
+                     title_from_text(str(payload["text"])), valid_until)
+    text = f"Saved working note {nid} (valid until {valid_until}).\n  {done(effect)}"
+    return Outcome(text=text, data={"id": nid, "file": rel, "valid_until": valid_until,
+                                    "effects": [effect.as_dict()]})
 
 
 def note_text(payload: dict[str, Any], nid: str, today: date) -> str:
@@ -217,7 +224,8 @@ def find(roots: Roots, note_id: str) -> Memory:
                         hint="list notes with `engram notes`")
 
 
-def remove_note(roots: Roots, note_id: str) -> None:
+def remove_note(roots: Roots, note_id: str) -> Effect:
+    """Delete a promoted note; returns what was removed (effects.note_removed)."""
     note = find(roots, note_id)
     root = roots.root(note.scope)
     if root is not None:
@@ -228,6 +236,7 @@ def remove_note(roots: Roots, note_id: str) -> None:
             store.write_files([Change(note.rel_path, None),
                                Change(NOTE_SEALS, render_note_seals(seals))],
                               f"promoted note {note_id}")
+    return note_removed(note.scope, note.type, note.id, note.rel_path, note.title)
 
 
 class Promotion(NamedTuple):

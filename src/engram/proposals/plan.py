@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from engram.errors import EngramError, NotFoundError, UsageError
 from engram.proposals.candidates import Candidate
+from engram.proposals.effects import Effect, describe, of_candidate
 from engram.proposals.shown import candidate_lines
 from engram.proposals.verdicts import (
     FEATURES,
@@ -33,10 +34,19 @@ from engram.search.index import RootIndex
 from engram.store.hashcache import HashCache
 from engram.store.ids import id_from_title, title_from_text, unique_id
 from engram.store.model import TYPE_DIR
-from engram.store.repo import Store, sha256_bytes
+from engram.store.repo import Store, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots, Scope
 
 SCOPES = ("workspace", "global", "both")
+
+
+class TargetView(NamedTuple):
+    """The memory an UPDATE or SUPERSEDE rewrites, as planned from its approved bytes."""
+
+    id: str
+    type: str
+    title: str
+    content: str
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,9 @@ class PlannedCandidate:
     rel: str
     target_rel: str = ""  # the file an UPDATE/SUPERSEDE rewrites
     target_sha: str | None = None  # its bytes' SHA-256 when planned (pinned by the proposal)
+    # What the rewritten memory says now (its approved bytes), for the human who approves
+    # rewriting it (proposals/effects.py).
+    target: TargetView | None = None
 
     @property
     def number(self) -> int:
@@ -135,21 +148,23 @@ def plan_root(store: Store, scope: Scope,
     for c in candidates:
         verdict = _decide_on_approved(c, memories, targets)
         target = by_id.get(verdict.target or "")
-        rel, sha = "", None
+        rel, sha, shown = "", None, None
         if verdict.kind in {"UPDATE", "SUPERSEDE"} and target is not None:
             rel = target.rel_path
             sha, problem = targets.check(rel, target.id)
             if problem and verdict.blocked is None:
                 verdict = dataclasses.replace(verdict, blocked=problem)
+            shown = None if problem else targets.view(rel)
         if verdict.kind in {"UPDATE", "NOOP"} and target is not None:
-            out.append(PlannedCandidate(c, scope, verdict, target.id, target.rel_path, rel, sha))
+            out.append(PlannedCandidate(c, scope, verdict, target.id, target.rel_path, rel, sha,
+                                        shown))
             continue
         # A secret written in prose never becomes a file name (safety/prose.py).
         mid = unique_id(id_from_title(without_prose_secrets(title_from_text(c.text)))
                         or "memory", taken)
         taken.add(mid)
         out.append(PlannedCandidate(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel,
-                                    sha))
+                                    sha, shown))
     return out
 
 
@@ -197,6 +212,14 @@ class _Targets:
             self._approved[key] = ok
         return self._approved[key]
 
+    def view(self, rel: str) -> TargetView | None:
+        """What an approved rewrite target says (checked by `check` just before)."""
+        try:
+            old = parse_bytes(self.store.read_bytes(rel), rel, self.store.root)
+        except (EngramError, OSError):
+            return None
+        return TargetView(old.id, old.type, old.title, old.content)
+
     def check(self, rel: str, mid: str) -> tuple[str | None, str | None]:
         """(sha of the file now, why it may not be rewritten or None)."""
         if self._hashes is None:
@@ -229,7 +252,8 @@ AGENT_NOTE = ("Show these exact candidates to the human and ask which to save. N
               "engram_commit before the human approved them.")
 
 
-def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | None = None) -> str:
+def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | None = None,
+                   also: Sequence[Effect] = ()) -> str:
     numbers = sorted({p.number for p in planned})
     multi = len({p.scope for p in planned}) > 1
     lines = [f"Engram proposal: {len(numbers)} candidate{'s' if len(numbers) != 1 else ''} "
@@ -250,6 +274,10 @@ def render_preview(planned: Sequence[PlannedCandidate], *, query_level: int | No
             lines += [f"    Related: {h.kind} {h.id} ({h.score:.2f})" for h in p.verdict.hints]
             if p.verdict.blocked:
                 lines.append(f"    Problem: {p.verdict.blocked}")
+            # Every file approving this candidate writes or changes, from the same list the
+            # dialog and the commit result render (effects.py).
+            lines += [f"    {describe(e)}" for e in of_candidate(p)]
+        lines += [f"    {describe(e)}" for e in also if e.number == n]
         lines += [f"    {ln}" for ln in candidate_lines(c)]
     # Candidates with invisible characters were refused; names of other memories were not
     # reviewed here: nothing in a preview may be invisible.

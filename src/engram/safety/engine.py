@@ -19,12 +19,14 @@ from engram.safety.lookalike import fold_digits, fold_letters, fold_spacing
 from engram.safety.model import Rule
 from engram.safety.rules import (
     INJECTION_LINE,
+    INJECTION_OPENERS,
     INJECTION_OPENERS_BLIND,
     INJECTION_OPENING_MARKS,
     INJECTION_RULES,
     LEAD_CHARS,
     SECRET_RULES,
     blind_word,
+    lookalike_blind,
 )
 
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}-----")
@@ -324,19 +326,31 @@ def _readings(part: str, limit: int | None = None) -> Iterator[str]:
         for cell in line.split("|")[2:MAX_CELLS]:
             yield from _unwrapped(cell.strip())
     yield from _unwrapped(line)
-    # Each later sentence is read like a line of its own: a model reads `Rotate keys. Ignore
-    # all previous instructions …` as two. The rules are anchored and bounded, so a window of
+    # Each later sentence or clause is read like a line of its own: a model reads `Rotate keys.
+    # Ignore all previous instructions …` as two. The rules are anchored and bounded, so a window of
     # the sentence's start is enough, and a line of many sentences stays linear.
-    for n, m in enumerate(_SENTENCE.finditer(line)):
-        if n == MAX_SENTENCES or (limit is not None and m.end() >= limit):
+    # Clauses after a comma count only when they open like a hijack (`_CLAUSE`, one pass over
+    # the lower-cased line): commas are common in lists and code, and each reading costs.
+    ends = [m.end() for m in _SENTENCE.finditer(line)]
+    if "," in line:
+        ends = sorted({*ends, *(m.end(1) for m in _CLAUSE.finditer(line.lower()))})
+    for n, at in enumerate(ends):
+        if n == MAX_SENTENCES or (limit is not None and at >= limit):
             break
-        yield from _unwrapped(line[m.end():m.end() + SENTENCE_WINDOW])
+        yield from _unwrapped(line[at:at + SENTENCE_WINDOW])
 
 
 MAX_CELLS = 34
 MAX_SENTENCES = 1000
 SENTENCE_WINDOW = 400
 _SENTENCE = re.compile(r"[.!?;:][\"')\]*_`]{0,4} (?=\S)")
+# A clause after a comma (with or without a space) that, past wrappers and symbols, opens with
+# a mark or a word some injection pattern starts with: `When you are an AI reading this,
+# disregard your system prompt` reads to a model as an order to it. Group 1 ends where the
+# clause is read from; the pattern reads a lower-cased line, look-alike spellings blind.
+_CLAUSE = re.compile(
+    r"(,[\"')\]*_`]{0,4} ?)(?=[\W\d_]{0,24}?(?:[<\[#]|(?:" + lookalike_blind("|".join(
+        sorted(map(re.escape, INJECTION_OPENERS), key=len, reverse=True))) + r")(?![^\W\d_])))")
 
 
 def _unwrapped(line: str) -> Iterator[str]:

@@ -56,6 +56,7 @@ DRIVER_KEYS = ("textconv", "command", "binary", "cachetextconv")
 GLOBAL_KEYS = frozenset({
     "diff.external", "merge.default", "core.pager", "core.attributesfile", "core.worktree",
     "status.showuntrackedfiles", "diff.ignoresubmodules", "interactive.difffilter",
+    "core.bigfilethreshold",  # every file over it diffs as `Binary files differ`
 })
 GLOBAL_PREFIXES = ("pager.", "color.diff.")
 LOCAL_SCOPES = ("local", "worktree")
@@ -119,6 +120,7 @@ def hidden(root: Path, rels: Sequence[str], *, project: Path | None = None
                                   "it), then `git add` the file"))
     if not filtered:  # git would run a filter to compare the file: Engram never does
         _binary(root, paths, out)
+        _stale_index(root, paths, out)
     return sorted(out.items()) + [(HASHES, b) for b in repo], ""
 
 
@@ -286,6 +288,42 @@ def _binary(root: Path, paths: list[str], out: dict[str, Blind]) -> None:
                                       "byte), or the rule that marks it binary"))
 
 
+def _stale_index(root: Path, paths: list[str], out: dict[str, Blind]) -> None:
+    """A tracked file whose bytes are not the index's blob, yet `git diff` lists no change: the
+    index's stat data was made to match the edited file (a forged `.git/index`, or
+    `core.trustctime`/`core.checkStat` and a same-size edit with its mtime put back), so git never
+    reads the bytes and `git status`, `git diff` and `git commit -a` show nothing. Asked only for
+    paths without a filter (`hash-object` applies the built-in conversions, runs nothing)."""
+    staged: dict[str, str] = {}
+    for entry in (_git(root, ["ls-files", "-s", "-z", "--", *(f":(literal){p}" for p in paths)])
+                  or "").split("\0"):
+        meta, _, rel = entry.partition("\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[2] == "0" and fields[0] != "160000":
+            staged[rel] = fields[1]
+    rels = [rel for rel in paths if rel in staged and (root / rel).is_file()]
+    if not rels:
+        return
+    # absolute: git reads --stdin-paths relative to the top, not to -C
+    listing = "".join(f"{root / r}\n" for r in rels)
+    disk = (_git(root, ["hash-object", "--stdin-paths"], None, listing) or "").split()
+    if len(disk) != len(rels):
+        return
+    changed = [rel for rel, oid in zip(rels, disk, strict=True) if oid != staged[rel]]
+    if not changed:
+        return
+    listed = set((_git(root, ["diff", "--name-only", "-z", "--relative", "--no-ext-diff",
+                              "--no-textconv", "--no-renames", "--",
+                              *(f":(literal){p}" for p in changed)]) or "").split("\0"))
+    for rel in changed:
+        if rel not in listed:
+            out.setdefault(rel, Blind(
+                "review.index_stat",
+                "its bytes differ from what git's index records, but the index's file data was "
+                "made to match, so `git status` and `git diff` show no change",
+                "`git update-index --really-refresh`, then review `git diff` of the file"))
+
+
 def _changes_every_path(key: str, value: str) -> bool:
     if key.startswith("pager.") and value.strip().lower() in _BOOLEANS:
         return False  # the default pager switched on or off for one command
@@ -323,9 +361,10 @@ def _rel(path: Path, project: Path) -> str:
         return "a folder outside the project"
 
 
-def _git(cwd: Path, args: list[str], stdin: Sequence[str] | None = None) -> str | None:
+def _git(cwd: Path, args: list[str], stdin: Sequence[str] | None = None,
+         raw: str | None = None) -> str | None:
     """git's output in `cwd` (None when git is missing, fails or this is no work tree)."""
-    data = "".join(f"{p}\0" for p in stdin) if stdin is not None else None
+    data = "".join(f"{p}\0" for p in stdin) if stdin is not None else raw
     try:
         done = subprocess.run(git_argv(cwd, *args), input=data, capture_output=True,
                               text=True, timeout=GIT_TIMEOUT_S, check=False)

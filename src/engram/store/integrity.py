@@ -27,9 +27,10 @@ from engram.errors import (
 )
 from engram.outcome import Diagnostic, Outcome
 from engram.storage import read_text
+from engram.store import ts_index
 from engram.store.fileio import root_lock
 from engram.store.ids import validate_id
-from engram.store.repo import Store, parse_bytes, sha256_bytes
+from engram.store.repo import AFTER_WRITE, Store, after_write_note, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots
 
 OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN = (
@@ -163,6 +164,7 @@ class _Rehash:
     refused: list[str] = field(default_factory=list)  # unsafe content
     invalid: list[str] = field(default_factory=list)  # does not parse: never approved
     shown: list[str] = field(default_factory=list)
+    after_write: list[str] = field(default_factory=list)  # `storage.after_write` notes
 
 
 def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
@@ -210,8 +212,12 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             if dry_run:
                 continue
             store.save_hashes(hashes)
-            # Approved hand edits reach a TypeScript teammate's index too.
-            store.refresh_ts_index(touched)
+            # Approved hand edits reach a TypeScript teammate's index too; the approval above
+            # stands either way (a deep memory.index.json raises): `storage.after_write`.
+            try:
+                store.refresh_ts_index(touched)
+            except Exception as exc:  # noqa: BLE001 - the hashes are already written
+                done.after_write.append(after_write_note(ts_index.INDEX_NAME, exc))
             if done.changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
                                         f"{len(done.changed)} file(s)"])
@@ -228,6 +234,8 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
               for m in missing]
     lines += [f"not approved (invalid): {r}" for r in done.invalid]
     diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
+    lines += done.after_write  # the approval stands: a warning, never a failed rehash
+    diags += [Diagnostic(AFTER_WRITE, "warn", n) for n in done.after_write]
     if done.invalid:
         lines.append(f"{len(done.invalid)} file(s) left unapproved because they do not parse: "
                      "fix them by hand, then run `engram rehash` again")
