@@ -21,7 +21,8 @@ from tests.trust.trust_doors import cli
 CODES = ("host.wrapped_launch", "host.entry_env", "host.untrusted_command")
 
 
-def _reported(project: Path, capsys: pytest.CaptureFixture[str], entry: dict[str, Any]) -> list[dict[str, Any]]:
+def _reported(project: Path, capsys: pytest.CaptureFixture[str],
+              entry: dict[str, Any]) -> list[dict[str, Any]]:
     for rel in ("bin/engram-mcp", "tools/engram-mcp"):  # the repository's own scripts
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         (project / rel).write_text("#!/bin/sh\nexit 0\n")
