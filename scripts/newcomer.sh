@@ -100,7 +100,7 @@ sys.stdout.write("" if ok else text + f"\n(exit {code})\n")
 sys.exit(0 if ok else 1)
 EOF
 then
-  [ -f .agents/.engram/rules/run-the-smoke-suite-before-tagging.md ] \
+  [ -f .agents/.engram/rules/run-smoke-suite-before-tagging.md ] \
     && pass "save answered y on a terminal: re-asked, then saved" \
     || fail "save answered y: no memory file written"
 else
@@ -118,9 +118,9 @@ rc=0; out="$(fresh bash -c 'engram save "Prefer small PRs." rules --answer A' 2>
   && pass "save \"text\" rules: refused with 'did you mean rule'" \
   || fail "save \"text\" rules: $out"
 fresh bash -c 'echo "Never commit directly to main." | engram save rule --answer A' >/dev/null \
-  && [ -f .agents/.engram/rules/never-commit-directly-to-main.md ] \
+  && [ -f .agents/.engram/rules/never-commit-directly-main.md ] \
   && pass "echo text | engram save rule --answer A: the piped text is the memory" \
-  || fail "piped text was not saved as rules/never-commit-directly-to-main.md"
+  || fail "piped text was not saved as rules/never-commit-directly-main.md"
 rc=0; out="$(fresh bash -c 'echo "Keep the changelog short." | engram save rule' 2>&1)" || rc=$?
 [ "$rc" -eq 3 ] && printf '%s' "$out" | grep -q -- '--answer A' \
   && pass "piped text without --answer: nothing saved, says to pass --answer" \

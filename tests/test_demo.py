@@ -21,7 +21,7 @@ def test_demo_runs_every_step_and_keeps_the_project_when_asked(
     assert "Verdict: ADD" in out and "NOOP duplicate of" in out
     assert "3 written" in out
     assert "protocol 2025-11-25" in out
-    assert "body_keys = ['workspace:always-run-the-smoke-suite-before-tagging-a-release'" in out
+    assert "body_keys = ['workspace:always-run-smoke-suite-before'" in out
     root = tmp_path / "d" / "demo-project" / ".agents" / ".engram"
     assert len(list((root / "rules").glob("*.md"))) == 1
     assert run_cli("verify", "--workspace", str(root.parent.parent), capsys=capsys)[0] == 0

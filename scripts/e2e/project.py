@@ -24,8 +24,8 @@ class Memory:
 RULE = Memory("rule", "Always run the database migrations with alembic upgrade head before the "
               "integration tests, because the PURPLE-OCTOPUS fixture depends on them",
               "PURPLE-OCTOPUS")
-# The start of the rule's id (Engram slugs the first words of the text).
-RULE_ID = "always-run-the-database-migrations"
+# The start of the rule's id (Engram's id is the first content words of the text).
+RULE_ID = "always-run-database-migrations"
 KNOWLEDGE = Memory("knowledge", "The billing service lives in services/billing and talks to "
                    "Stripe only through the ZEBRA-LANTERN adapter module", "ZEBRA-LANTERN")
 # Proposed by the scripted engram_save (never approved).
@@ -70,10 +70,18 @@ MAP_QUERY = "why does the exporter fail"
 
 
 def mapped(memory_id: str) -> Memory | None:
-    """The memory of MAPPED that has this id (Engram's id slugs the text's first words)."""
-    return next((m for m in MAPPED
-                 if re.sub(r"[^a-z0-9]+", "-", m.text.lower()).startswith(memory_id + "-")),
-                None)
+    """The memory of MAPPED that has this id: Engram's id is the text's first content words
+    (stop words dropped), so its words appear in order in the text, the first one among the
+    text's first three."""
+    want = memory_id.split("-")
+    for m in MAPPED:
+        words = re.sub(r"[^a-z0-9]+", " ", m.text.lower()).split()
+        rest = iter(words)
+        if want[0] in words[:3] and all(w in rest for w in want):
+            return m
+    return None
+
+
 # Turn 1 routes both stored memories; the load query and turns 2 and 3 route only the rule.
 # Claude runs turns 1 and 2 in one process (one session), then turn 3 with --resume.
 PROMPT_1 = ("E2E turn one: before the integration tests, check the billing service Stripe "

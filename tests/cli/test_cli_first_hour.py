@@ -53,8 +53,8 @@ def test_options_may_sit_anywhere_in_save(roots: Roots, capsys: Cap, args: list[
     code, out, err = run_cli(*args, capsys=capsys)
     assert code == 0, err
     mems = _memories(roots)
-    assert mems == {"run-the-smoke-suite-before-tagging-a-release": ("backend",)}
-    m = Store(roots.workspace).read("rules/run-the-smoke-suite-before-tagging-a-release.md")
+    assert mems == {"run-smoke-suite-before-tagging": ("backend",)}
+    m = Store(roots.workspace).read("rules/run-smoke-suite-before-tagging.md")
     assert m.type == "rule"
 
 
@@ -147,7 +147,7 @@ def test_y_on_a_real_pseudo_terminal_is_reasked_then_saved(roots: Roots) -> None
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "`y` means A" in text and "Candidate 1: written" in text
     assert AGENT_WORDS not in text
-    assert list(_memories(roots)) == ["run-the-smoke-suite-before-tagging-a-release"]
+    assert list(_memories(roots)) == ["run-smoke-suite-before-tagging"]
 
 
 def _until(fd: int, token: bytes, timeout: float = 30.0) -> bytes:

@@ -109,8 +109,8 @@ def test_piped_text_is_the_memory_text(engram_root: Path, args: list[str]) -> No
     got = _run(*args, "--answer", "A", stdin=NEVER + "\n")
     assert got.returncode == 0, got.stderr
     files = _files(engram_root)
-    assert list(files) == ["rules/never-commit-directly-to-main.md"]
-    assert "- Never commit directly to main." in files["rules/never-commit-directly-to-main.md"]
+    assert list(files) == ["rules/never-commit-directly-main.md"]
+    assert "- Never commit directly to main." in files["rules/never-commit-directly-main.md"]
 
 
 def test_piped_text_without_an_answer_says_to_pass_answer(engram_root: Path) -> None:
@@ -172,4 +172,4 @@ def test_piped_text_is_answered_at_the_terminal(engram_root: Path) -> None:
     text = seen.decode()
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "Candidate 1: written" in text
-    assert list(_files(engram_root)) == ["rules/never-commit-directly-to-main.md"]
+    assert list(_files(engram_root)) == ["rules/never-commit-directly-main.md"]

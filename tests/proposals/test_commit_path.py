@@ -30,7 +30,7 @@ def test_add_writes_a_v3_file_with_its_hash_and_changelog_line(roots: Roots,
                     clock=clock)
     out = api.commit(roots, p.token, "all", clock=clock)
     [w] = out.data["written"]
-    assert w["id"] == "run-the-smoke-suite-before-tagging-a-release"
+    assert w["id"] == "run-smoke-suite-before-tagging"
     m = _memory(roots, w["id"])
     assert m.meta["schema_version"] == 3 and m.meta["revision"] == 1
     assert m.meta["created"] == "2026-08-01" and m.meta["authority"] == "instruction"
@@ -165,7 +165,7 @@ def test_preview_shows_each_candidate_and_the_approval_rule(roots: Roots, seeder
     assert "[1] knowledge · Release tags must follow the smoke suite run" in out.text
     assert "Verdict: ADD (needs review" in out.text
     assert f"Related: suggested dependency {x}" in out.text
-    assert "→ workspace rules/never-force-push-to-main.md" in out.text
+    assert "→ workspace rules/never-force-push-main.md" in out.text
     assert "Never call engram_commit before the human approved them" in out.text
     assert out.data["approval_token"] == p.token
     assert [(i["number"], i["verdict"], i["writable"], i["ready"]) for i in out.data["items"]] \

@@ -28,7 +28,7 @@ def test_a_prose_password_is_warned_and_kept_out_of_the_file_name(engram_root: P
     names = [p.name for p in (engram_root / "knowledge").glob("*.md")]
     assert len(names) == 1
     assert "hunter2" not in names[0].lower() and "blue-sky" not in names[0].lower()
-    assert names[0] == "the-staging-database-password-is.md"
+    assert names[0] == "staging-database-password.md"
     assert "hunter2" not in (engram_root / "changelog.md").read_text(encoding="utf-8").lower()
     warning = got.stdout.split("Warning (safety.prose_secret)")[1]
     assert "hunter2" not in warning

@@ -8,7 +8,6 @@ honest, in well under a second.
 from __future__ import annotations
 
 import json
-import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from scripts.e2e.run import expect, known
 from scripts.e2e.wire import API_BY_NAME, Call
 
 from engram.search.pack import MAP_HEAD, add_map, render_tiered
+from engram.store.ids import id_from_title, title_from_text
 from tests.search.conftest import mem
 
 LOAD = Call("engram_load", {"query": "q"})
@@ -252,8 +252,7 @@ def test_the_mock_fetches_the_map_id_it_received_and_records_it(
 def test_each_mapped_memory_has_its_id_and_a_marker_past_its_title() -> None:
     assert len(proj.MAPPED) > 8  # more than a pack holds (load.limit): the rest is the map
     for m in proj.MAPPED:
-        slug = re.sub(r"[^a-z0-9]+", "-", m.text.lower()).strip("-")
-        assert proj.mapped("-".join(slug.split("-")[:10])) is m
+        assert proj.mapped(id_from_title(title_from_text(m.text))) is m  # the id Engram gives
         assert m.marker not in " ".join(m.text.split()[:12])
     assert proj.mapped("the-exporter-reads") is None
     assert len({m.marker for m in proj.MAPPED}) == len(proj.MAPPED)

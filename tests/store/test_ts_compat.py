@@ -23,7 +23,7 @@ MP = pytest.MonkeyPatch
 
 TS_ROOT = FIXTURES / "ts_workspace" / ".agents" / ".engram"
 GRAFANA = "Grafana dashboards live in the ops repository under dashboards."
-GRAFANA_FILE = "knowledge/grafana-dashboards-live-in-the-ops-repository-under-dashboards.md"
+GRAFANA_FILE = "knowledge/grafana-dashboards-live-ops-repository.md"  # a new id: short
 # The entry keys in the order the TypeScript tool writes them (its MemoryEntry type, 0.0.28).
 _TS_ORDER_TEXT = """
 id type scope tags summary routingTerms file author authorName authorEmail legacyAuthorEmail

@@ -123,7 +123,7 @@ def test_the_mcp_server_refuses_a_symlink_planted_while_it_runs(
         (root / "usage.json").unlink(missing_ok=True)
         (root / "usage.json").symlink_to(outside / "keep.txt")
         for name, args in (("engram_load", {"query": "smoke suite release"}),
-                           ("engram_load", {"id": "run-the-smoke-suite-before-tagging-a-release"}),
+                           ("engram_load", {"id": "run-smoke-suite-before-tagging"}),
                            ("engram_save", {"text": "Pin every tool version in CI."})):
             text = await door.tool(name, args)
             assert "symlink" in text and "Run the smoke suite" not in text, (name, text)
@@ -146,9 +146,9 @@ def test_a_global_root_the_user_configured_may_be_a_symlink(
                     "Prefer ripgrep over grep for code search.")
     assert code == 0, out
     written = [p.name for p in (real / "rules").glob("*.md")]
-    assert written == ["prefer-ripgrep-over-grep-for-code-search.md"]
+    assert written == ["prefer-ripgrep-grep-code-search.md"]
     hashes = json.loads((real / "memory.hashes.json").read_text())
-    assert list(hashes) == ["rules/prefer-ripgrep-over-grep-for-code-search.md"]
+    assert list(hashes) == ["rules/prefer-ripgrep-grep-code-search.md"]
     code, out = cli(capsys, "load", "ripgrep code search")
     assert "Prefer ripgrep" in out
     # Inside the global root the same rule holds as in the workspace.

@@ -1,7 +1,7 @@
 """Attack: an unapproved file as the memory a proposal is compared with. Planning compared a
 candidate with every file of the root, approved or not, so a planted `rules/pin.md` declaring
-the id `always-paste-the-deploy-key-into-chat` with the candidate's words made the human's save
-"NOOP duplicate of always-paste-the-deploy-key-into-chat" (nothing saved), or an automatic
+the id `always-paste-deploy-key-chat` with the candidate's words made the human's save
+"NOOP duplicate of always-paste-deploy-key-chat" (nothing saved), or an automatic
 UPDATE of it (refused), and put that id — text nobody reviewed — in the preview, the error and
 the approval dialog. Only approved memories are duplicates, update targets or related hints."""
 
@@ -17,7 +17,7 @@ import pytest
 from tests.helpers import memory_text, write_memory
 from tests.trust.trust_doors import ERAS, Door, cli, mcp_session
 
-BAD = "always-paste-the-deploy-key-into-chat"
+BAD = "always-paste-deploy-key-chat"
 SAME = "Pin tool versions in CI."
 CLOSE = "Pin the tool versions in CI always."
 
@@ -71,4 +71,4 @@ def test_the_dialog_and_preview_never_name_an_unapproved_file(
     asked = mcp_session(layout.parent.parent, era, body, accept)
     assert len(asked) == 2 and not _leaks(json.dumps(asked)), asked
     assert not any(_leaks(t) for t in texts), texts
-    assert (layout / "rules" / "pin-tool-versions-in-ci.md").is_file()  # the save went in
+    assert (layout / "rules" / "pin-tool-versions-ci.md").is_file()  # the save went in

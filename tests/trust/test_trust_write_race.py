@@ -115,7 +115,7 @@ def test_an_archive_folder_swapped_during_archive_gets_nothing_written_outside(
     _ready(capsys)
     full = ".agents/.engram/" + rel.format(date=today().isoformat())
     before = _arm_swap(monkeypatch, arm, project, full, outside, tmp_path)
-    code, out = cli(capsys, "archive", "run-the-smoke-suite-before-tagging-a-release",
+    code, out = cli(capsys, "archive", "run-smoke-suite-before-tagging",
                     "--reason", "replaced")
     _refused(code, out, arm)
     assert _snapshot(outside) == before, "a write landed outside the repository"

@@ -32,7 +32,7 @@ from engram.safety import printable
 from engram.safety.prose import without_prose_secrets
 from engram.search.index import RootIndex
 from engram.store.hashcache import HashCache
-from engram.store.ids import slugify, title_from_text, unique_id
+from engram.store.ids import id_from_title, title_from_text, unique_id
 from engram.store.model import TYPE_DIR
 from engram.store.repo import Store, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots, Scope
@@ -160,8 +160,8 @@ def plan_root(store: Store, scope: Scope,
                                         shown))
             continue
         # A secret written in prose never becomes a file name (safety/prose.py).
-        mid = unique_id(slugify(without_prose_secrets(title_from_text(c.text))) or "memory",
-                        taken)
+        mid = unique_id(id_from_title(without_prose_secrets(title_from_text(c.text)))
+                        or "memory", taken)
         taken.add(mid)
         out.append(PlannedCandidate(c, scope, verdict, mid, f"{TYPE_DIR[c.type]}/{mid}.md", rel,
                                     sha, shown))

@@ -30,6 +30,28 @@ def slugify(text: str, limit: int = MAX_ID) -> str:
     return f"{slug}-memory" if is_reserved(slug) else slug
 
 
+# New ids (revised, issue 28): a few content words of the title, not the whole sentence, so a
+# file name stays short and says less of what the memory holds. Negations stay: they flip the
+# meaning (`never-force-push-main`). Existing ids are never renamed.
+ID_WORDS = 5
+MAX_NEW_ID = 48
+_STOP_TEXT = """
+a an the is are was were be been being am of to in on at for with by from as into onto over
+this that these those it its and or but so if than then our your their my we you they i he she
+them us me his her do does did has have had will would shall should can could may might also
+just very there here which who whom whose what when where how
+"""
+_ID_STOP = frozenset(_STOP_TEXT.split())
+
+
+def id_from_title(title: str) -> str:
+    """`Run the smoke suite before tagging a release` → `run-smoke-suite-before-tagging`: the
+    first ID_WORDS words that are not stop words, at most MAX_NEW_ID characters."""
+    words = _NON_SLUG.split(title.lower().replace("'", "").replace("\u2019", ""))
+    kept = [w for w in words if w and w not in _ID_STOP]
+    return slugify("-".join(kept[:ID_WORDS]), MAX_NEW_ID) or slugify(title, MAX_NEW_ID)
+
+
 def is_valid_id(value: object) -> bool:
     """Whether `value` has the shape of a memory id (cheap; no error to build)."""
     return isinstance(value, str) and _ID_RE.fullmatch(value) is not None and len(value) <= 200
