@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from engram.errors import InvalidIdError
-from engram.store.ids import slugify, split_ids, title_from_text, unique_id, validate_id
+from engram.store.ids import (
+    MAX_NEW_ID,
+    id_from_title,
+    is_valid_id,
+    slugify,
+    split_ids,
+    title_from_text,
+    unique_id,
+    validate_id,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,3 +48,21 @@ def test_split_ids_validates_each() -> None:
     assert split_ids("a, b") == ["a", "b"]
     with pytest.raises(InvalidIdError):
         split_ids("a,../b")
+
+
+# New ids (issue 28 finding 3): a few content words, not the whole sentence.
+@pytest.mark.parametrize(("title", "want"), [
+    ("Run the smoke suite before tagging a release", "run-smoke-suite-before-tagging"),
+    ("Never force push to the main branch", "never-force-push-main-branch"),
+    ("Do not commit generated files", "not-commit-generated-files"),
+    ("The staging database is rebuilt every night from the anonymised dump of production",
+     "staging-database-rebuilt-every-night"),
+])
+def test_new_ids_are_a_few_content_words_with_negations_kept(title: str, want: str) -> None:
+    assert id_from_title(title) == want
+
+
+def test_a_new_id_stays_short_even_from_long_words() -> None:
+    got = id_from_title("Supercalifragilistic internationalization considerations "
+                        "notwithstanding, reconfigure everything")
+    assert len(got) <= MAX_NEW_ID and got and is_valid_id(got)
