@@ -65,7 +65,7 @@ def test_hand_edit_makes_verify_exit_4_and_rehash_fixes_it(
     path.write_text(path.read_text() + "\n- hand edit\n")
     code, out, _ = run_cli("verify", capsys=capsys)
     assert code == 4 and f"MISMATCH     workspace:{rel}" in out
-    code, out, _ = run_cli("rehash", capsys=capsys)
+    code, out, _ = run_cli("rehash", "--all", capsys=capsys)
     assert code == 0 and rel in out
     assert run_cli("verify", capsys=capsys)[0] == 0
 
@@ -88,7 +88,7 @@ def test_invalid_files_are_reported_by_verify_and_status_without_crashing(
         root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for f in (FIXTURES / "memories" / "invalid").iterdir():
         shutil.copy(f, root / "rules" / f.name)
-    run_cli("rehash", capsys=capsys)
+    run_cli("rehash", "--all", capsys=capsys)
     code, env = run_json("verify", capsys=capsys)
     assert code == 4
     invalid = {f["file"]: f for f in env["data"]["files"] if f["status"] == "INVALID"}

@@ -25,7 +25,7 @@ def test_a_file_name_that_is_not_utf8(engram_root: Path, project: Path) -> None:
                          ENGRAM_CONFIG_DIR=str(project.parent / "home" / ".engram"))
     said = {}
     for args in (["load", "zebra crossings"], ["search", "zebra"], ["verify"], ["status"],
-                 ["doctor"], ["rehash"], ["verify", "--json"]):
+                 ["doctor"], ["rehash", "--all"], ["verify", "--json"]):
         done = subprocess.run([*engram_cmd(), *args], cwd=project, env=env, text=True,
                               errors="replace", capture_output=True, timeout=60, check=False)
         assert "Traceback" not in done.stderr, (args, done.stderr[-800:])

@@ -29,7 +29,7 @@ def root(engram_root: Path) -> Path:
 def test_an_empty_id_is_the_file_name(root: Path, value: str,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     _plant(root, "kempty", f"id: {value}\ntags:\n  - zebra")
-    run_cli("rehash", capsys=capsys)
+    run_cli("rehash", "--all", capsys=capsys)
     code, out, _ = run_cli("load", "--id", "kempty", capsys=capsys)
     assert code == 0 and "id: kempty" in out
     assert "None" not in run_cli("search", "zebra", capsys=capsys)[1]
@@ -49,7 +49,7 @@ def test_an_id_that_is_not_text_is_invalid_and_says_how_to_fix_it(
 
 def test_a_whole_number_id_reads_as_written(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _plant(root, "knum", "id: 2024\ntags:\n  - zebra")
-    run_cli("rehash", capsys=capsys)
+    run_cli("rehash", "--all", capsys=capsys)
     code, out, _ = run_cli("load", "--id", "2024", capsys=capsys)
     assert code == 0 and "id: 2024" in out
 
@@ -58,7 +58,7 @@ def test_list_values_of_odd_types_are_shown_as_yaml_or_left_out(
         root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _plant(root, "klist", "id: klist\ntags:\n  - zebra\n  - true\n  - null\n  - 7\n  - [x]\n"
            "depends_on:\n  - null\ntriggers: false")
-    run_cli("rehash", capsys=capsys)
+    run_cli("rehash", "--all", capsys=capsys)
     code, out, _ = run_cli("load", "--id", "klist", capsys=capsys)
     assert code == 0
     assert "tags: [zebra, true, 7]" in out

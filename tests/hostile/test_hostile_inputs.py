@@ -55,7 +55,7 @@ def test_bad_unicode_escape_is_one_parser_error_everywhere(
     assert code == 0
     [invalid] = env["data"]["invalid"]
     assert (invalid["line"], "escape" in invalid["reason"]) == (4, True)
-    code, out, _ = run_cli("rehash", capsys=capsys)
+    code, out, _ = run_cli("rehash", "--all", capsys=capsys)
     assert code == 4 and "not approved (invalid): workspace:rules/bad-escape.md:4:" in out
     assert "rules/bad-escape.md" not in json.loads(
         (root / "memory.hashes.json").read_text())
@@ -70,7 +70,7 @@ def test_deep_nesting_is_a_parser_error_in_every_command(
     lists = "\n".join(" " * (2 * i) + "- " for i in range(600))
     _hand_written(root, "deep-list", "tags:\n" + lists)
     for args in (["verify"], ["status"], ["load", "smoke"], ["search", "smoke"],
-                 ["route", "tag a release"], ["rehash"], ["notes"]):
+                 ["route", "tag a release"], ["rehash", "--all"], ["notes"]):
         code, out, err = run_cli(*args, capsys=capsys)
         assert "Traceback" not in err and "RecursionError" not in out + err, args
         assert code in (0, 1, 4), (args, out, err)

@@ -76,7 +76,7 @@ def test_special_file_named_like_a_memory_never_hangs_a_command(
         assert done.returncode == 0 and "Traceback" not in done.stderr
         done = _run(project, "search", "smoke")
         assert done.returncode == 0 and "run-smoke-suite" in done.stdout
-        done = _run(project, "rehash")
+        done = _run(project, "rehash", "--all")
         assert "Traceback" not in done.stderr
         if not where.startswith("working/"):
             assert done.returncode == 4 and f"not approved (invalid): workspace:{where}" \

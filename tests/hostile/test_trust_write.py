@@ -410,11 +410,11 @@ def test_rehash_refuses_unsafe_files_without_the_override(
         project: Path, capsys: pytest.CaptureFixture[str], line: str) -> None:
     roots, mid = _seed_rule(capsys)
     _hand_edit(roots, mid, line)
-    rc, out, err = run_cli("rehash", capsys=capsys)
+    rc, out, err = run_cli("rehash", "--all", capsys=capsys)
     assert rc != 0 and "accept-unsafe" in out + err
     assert AWS not in out + err
     assert run_cli("verify", capsys=capsys)[0] == 4
-    rc, out, err = run_cli("rehash", "--accept-unsafe", capsys=capsys)
+    rc, out, err = run_cli("rehash", "--all", "--accept-unsafe", capsys=capsys)
     assert rc == 0, out + err
     assert run_cli("verify", capsys=capsys)[0] == 0
 

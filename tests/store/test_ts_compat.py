@@ -119,7 +119,7 @@ def test_set_role_keeps_the_ts_configs_key_order(root: Path, capsys: Cap) -> Non
 def test_rehash_and_save_keep_the_ts_hashes_order(root: Path, capsys: Cap) -> None:
     path = root / "memory.hashes.json"
     old = path.read_text(encoding="utf-8")
-    assert run_cli("rehash", capsys=capsys)[0] == 0
+    assert run_cli("rehash", "--all", capsys=capsys)[0] == 0
     assert path.read_text(encoding="utf-8") == old  # nothing changed, nothing re-sorted
     run_cli("save", "knowledge", "--scope", "workspace", "--force", GRAFANA, capsys=capsys)
     keys = list(json.loads(path.read_text(encoding="utf-8")))
@@ -163,6 +163,6 @@ def test_a_hand_edit_approved_by_rehash_reaches_the_ts_index(root: Path, capsys:
     path = root / rel
     path.write_text(path.read_text("utf-8").replace(
         "forwards requests to it.", "forwards requests to it through the gateway."), "utf-8")
-    assert run_cli("rehash", capsys=capsys)[0] == 0
+    assert run_cli("rehash", "--all", capsys=capsys)[0] == 0
     billing = next(e for e in _index(root)["entries"] if e["file"] == rel)
     assert "gateway" in billing["routingTerms"]

@@ -22,7 +22,7 @@ def test_odd_revisions_are_kept_as_written(project: Path, revision: str,
     (root / "knowledge" / "odd-rev.md").write_text(
         f"---\nid: odd-rev\ntype: knowledge\nrevision: {revision}\ntags:\n  - odd\n---\n"
         "# Odd rev\n\n## Content\n\n- A revision field written by hand.\n", encoding="utf-8")
-    code, _, err = run_cli("rehash", capsys=capsys)
+    code, _, err = run_cli("rehash", "--all", capsys=capsys)
     assert code == 0, err
     entries = json.loads((root / "memory.index.json").read_text(encoding="utf-8"))["entries"]
     mine = next(e for e in entries if e["id"] == "odd-rev")

@@ -65,7 +65,7 @@ def plant_refused_by_rehash(layout: Path, line: str,
     (the file and its hash written together, as a workspace writer can)."""
     text = with_frontmatter(line)
     (layout / "rules" / "deploy-keys.md").write_text(text)
-    code, out = cli(capsys, "rehash")
+    code, out = cli(capsys, "rehash", "--all")
     assert code == 4 and "refused" in out and "deploy-keys.md" in out, out
     Store(resolve().workspace).write_files([Change("rules/deploy-keys.md", text)], "test")
 

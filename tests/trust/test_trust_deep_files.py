@@ -76,7 +76,7 @@ def test_a_deep_hash_file_degrades_with_a_code_on_every_read_path(project: Path)
     doctor = _run(project, "doctor", "--json")
     codes = {f["code"] for f in json.loads(doctor.stdout)["data"]["findings"]}
     assert doctor.returncode == 1 and {"config.ok", "integrity.hashes_invalid"} <= codes, codes
-    assert _run(project, "rehash").returncode == 0  # the fix the hint names works
+    assert _run(project, "rehash", "--all").returncode == 0  # the fix the hint names works
     assert _run(project, "verify").returncode == 0
 
 
@@ -90,7 +90,7 @@ def test_a_deep_memory_index_never_fails_a_read_and_a_rehash_says_approved(
     assert _run(project, "doctor").returncode == 0
     rule = next((root / "rules").glob("*.md"))
     rule.write_text(rule.read_text().replace("committing code.", "committing code or pushing."))
-    done = _run(project, "rehash", "--json")
+    done = _run(project, "rehash", "--all", "--json")
     envelope = json.loads(done.stdout)
     assert done.returncode == 0, done.stdout
     assert "storage.after_write" in [d["code"] for d in envelope["diagnostics"]]

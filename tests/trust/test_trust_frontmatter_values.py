@@ -59,6 +59,6 @@ def test_ordinary_multi_line_values_still_load(layout: Path,
     text = with_frontmatter("title: >\n  Rotate the deploy\n  keys every quarter\n"
                  "tags:\n  - deploy\n  - keys\nrole: ops")
     (layout / "rules" / "deploy-keys.md").write_text(text)
-    assert cli(capsys, "rehash")[0] == 0
+    assert cli(capsys, "rehash", "--all")[0] == 0
     out = cli(capsys, "load", "--id", "deploy-keys")[1]
     assert "Rotate deploy keys every quarter." in out and "SKIPPED" not in out, out

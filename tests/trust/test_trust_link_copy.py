@@ -25,7 +25,7 @@ def test_a_symlinked_state_file_is_refused_and_nothing_is_copied_in(
     secret.write_text(json.dumps({"entries": [], "working/x.md": TOKEN, "token": TOKEN}))
     (layout / name).symlink_to(secret)
     for args in (("save", "--force", "rule", "Pin tool versions in CI."), ("load", "--all"),
-                 ("rehash",), ("note", "The CI cache key is v7.", "--force")):
+                 ("rehash", "--all"), ("note", "The CI cache key is v7.", "--force")):
         code, out = cli(capsys, *args)
         assert TOKEN not in out
         if args[0] == "save":

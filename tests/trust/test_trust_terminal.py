@@ -35,9 +35,9 @@ def ws(layout: Path) -> Path:
 
 
 @pytest.mark.parametrize("args", [
-    ("rehash", "--dry-run"), ("rehash",), ("verify",), ("verify", "--all"), ("status",),
+    ("rehash", "--dry-run"), ("rehash", "--all"), ("verify",), ("verify", "--all"), ("status",),
     ("load", "smoke suite"), ("load", "--all"), ("doctor",), ("notes",), ("stale",),
-    ("upgrade",), ("search", "smoke"), ("rehash", "--accept-unsafe"),
+    ("upgrade",), ("search", "smoke"), ("rehash", "--all", "--accept-unsafe"),
     ("rehash", "--dry-run", "--json"), ("verify", "--all", "--json"), ("status", "--json"),
 ])
 def test_no_command_prints_a_raw_control_character(

@@ -63,7 +63,7 @@ def test_rehash_indexes_the_bytes_it_approved(layout: Path,
                                "Pin tool versions in CI.")
     (layout / "rules" / "pin-tool-versions-ci.md").write_text(approved)
     _swap_before_refresh(monkeypatch, layout)
-    code, out = cli(capsys, "rehash")
+    code, out = cli(capsys, "rehash", "--all")
     assert code == 0 and "Pin tool versions in CI." in out, out
     index = _summaries(layout)
     assert "pin-tool-versions-ci" in index and "deploy key" not in index.lower(), index

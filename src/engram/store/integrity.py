@@ -29,7 +29,7 @@ from engram.outcome import Diagnostic, Outcome
 from engram.storage import read_text
 from engram.store import ts_index
 from engram.store.fileio import root_lock
-from engram.store.ids import validate_id
+from engram.store.ids import is_valid_id, validate_id
 from engram.store.repo import AFTER_WRITE, Store, after_write_note, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots
 
@@ -139,7 +139,7 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
     files = sum(c.status != HIDDEN for c in checks)
     if problems or diags:
         lines.append(f"{len(problems)} problem(s) in {files} memory files. Review the "
-                     "files, then run `engram rehash` to approve hand edits.")
+                     f"files, then approve each hand edit by id: {_rehash_hint(problems)}")
     else:
         lines.append(f"all {files} memory files match memory.hashes.json")
     lines += [f"error: {d.message}" for d in diags]
@@ -165,6 +165,20 @@ class _Rehash:
     invalid: list[str] = field(default_factory=list)  # does not parse: never approved
     shown: list[str] = field(default_factory=list)
     after_write: list[str] = field(default_factory=list)  # `storage.after_write` notes
+
+
+def _rehash_hint(problems: list[FileCheck]) -> str:
+    """`engram rehash <id> …` for the files a human can approve, never every file at once (a
+    planted file would be approved with the human's own edit)."""
+    from engram.safety import shown_name
+
+    ids = sorted({stem for c in problems if c.status != HIDDEN
+                  for stem in [c.file.rsplit("/", 1)[-1].removesuffix(".md")]
+                  if is_valid_id(stem) and shown_name(stem) == stem})  # names nobody reviewed
+    if not ids:
+        return "`engram rehash <id>` (or `engram rehash --all` after reviewing every file)"
+    shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
+    return f"`engram rehash {shown}`"
 
 
 def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
