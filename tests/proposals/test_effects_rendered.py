@@ -91,7 +91,7 @@ def test_each_effect_is_shown_before_and_reported_after(
 def test_a_retired_memory_is_shown_with_its_own_text(roots: Roots, seeder: Seeder,
                                                      clock: FakeClock) -> None:
     seen = _superseded(roots, seeder, clock)
-    old = "always-squash-commits-when-merging-pull-requests"
+    old = "always-squash-commits-merging-pull"  # its id: the first content words (store/ids.py)
     [gone] = [e for e in seen.effects if e.kind == "superseded"]
     assert (gone.id, gone.scope, gone.type) == (old, "workspace", "rule")
     assert "squash commits" in gone.excerpt and gone.by
