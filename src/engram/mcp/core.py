@@ -81,6 +81,9 @@ class EngineCore:
     """The real engine, resolved for one workspace; modules are imported on first use."""
 
     def __init__(self, workspace: str | None) -> None:
+        from engram.proposals.origin import begin_session
+
+        begin_session()  # this server is one host session: its proposals are counted apart
         self._workspace = workspace
         self._roots: Roots | None = None
         self._session: ReadSession | None = None

@@ -30,6 +30,7 @@ from typing import Any
 from engram import jsontext
 from engram.clock import Clock, utcnow
 from engram.errors import ApprovalError, IntegrityError, StorageError
+from engram.proposals import origin
 from engram.storage import fault_text, read_text, shown_path
 from engram.store.fileio import atomic_write, root_lock
 from engram.store.seal import seal, user_key, verify
@@ -38,10 +39,14 @@ from engram.workspace import IGNORED_LINES, Root, Roots
 TTL = timedelta(minutes=30)
 CLAIM_TTL = timedelta(minutes=2)  # a claim older than this belongs to a crashed commit
 TOKEN_BYTES = 24
-# Proposals one workspace may mint per `TTL` window: far more than a human reviews, and few
-# enough that an agent grinding for a token whose words match another proposal's (codewords.py)
-# stops at once: 64 draws match all three words with a chance of about 4 in a million.
-MINT_LIMIT = 64
+# Proposals minted per `TTL` window: far more than a human reviews, and few enough that an agent
+# grinding for a token whose words match another proposal's (codewords.py) stops at once: 64
+# draws match all three words with a chance of about 4 in a million, 256 about 16 in a million.
+# One MCP server process is one host session (origin.py): each may mint MINT_LIMIT, all agent
+# sessions of a workspace together AGENT_LIMIT, so a looping session locks out neither a fresh
+# session nor the human; the command line (`engram save` at a terminal) has a bucket of its own.
+MINT_LIMIT = 64  # per MCP session, and for the command line
+AGENT_LIMIT = 256  # all MCP sessions of one workspace
 FILE_VERSION = 2
 _PROPOSE_AGAIN = "propose the candidates again to get a new approval token"
 
@@ -103,17 +108,42 @@ class PendingApprovals:
         entry = PendingEntry(kind=kind, workspace=str(self.root.path), scopes=list(scopes),
                         candidates=candidates, pins=pins, extra=dict(extra or {}),
                         expires=_iso(self.clock() + TTL))
+        entry.extra["origin"] = origin.current()
         with self._update() as entries:
             self._prune(entries)  # every entry left was minted within the last TTL
-            if len(entries) >= MINT_LIMIT:
-                raise ApprovalError(
-                    f"{MINT_LIMIT} proposals were made in this workspace in the last 30 "
-                    "minutes; no more are taken for now", code="approval.too_many",
-                    hint="commit or decline the open proposals and wait for older ones to "
-                    "expire (30 minutes); so many proposals is also how an agent would try "
-                    "for a token whose words match another proposal's")
+            self._check_room(entries)
             self._store(entries, digest(token), entry)
         return token
+
+    def _check_room(self, entries: dict[str, Any]) -> None:
+        """Refuse a proposal past this origin's cap, saying how the human gets going again."""
+        origins = [str((raw.get("extra") or {}).get("origin") or "mcp:unknown")
+                   if isinstance(raw, dict) else "mcp:unknown" for raw in entries.values()]
+        oldest = min((_parse(str(r.get("expires"))) for r in entries.values()
+                      if isinstance(r, dict)), default=self.clock() + TTL)
+        until = f"wait until {oldest:%H:%M} UTC, when the oldest expires"
+        grind = "so many proposals is also how an agent would try for a token whose words " \
+                "match another proposal's"
+        mine = origin.current()
+        if mine == origin.CLI:
+            if origins.count(origin.CLI) >= MINT_LIMIT:
+                raise ApprovalError(
+                    f"{MINT_LIMIT} proposals were made from the command line in this workspace "
+                    "in the last 30 minutes; no more are taken for now", code="approval.too_many",
+                    hint=f"commit or decline the open ones, or {until}; {grind}")
+            return
+        if origins.count(mine) >= MINT_LIMIT:
+            raise ApprovalError(
+                f"this session made {MINT_LIMIT} proposals in the last 30 minutes; no more are "
+                "taken from it for now", code="approval.too_many",
+                hint=f"start a fresh session (restart the host or its Engram server), save from "
+                f"a terminal with `engram save`, or {until}; {grind}")
+        if sum(o != origin.CLI for o in origins) >= AGENT_LIMIT:
+            raise ApprovalError(
+                f"agent sessions made {AGENT_LIMIT} proposals in this workspace in the last 30 "
+                "minutes; no more are taken from them for now", code="approval.too_many",
+                hint=f"save from a terminal with `engram save` (counted apart), or {until}; "
+                f"{grind}")
 
     def claim(self, token: str) -> PendingEntry:
         """Validate a token and mark it claimed; every failure is an error naming the fix."""
