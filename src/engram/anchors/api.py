@@ -31,7 +31,7 @@ def scan(roots: Roots) -> tuple[list[Staleness], Facts | None]:
 
     # Only approved memories are anchored (a file nobody approved is never shown, so its
     # paths and id are not printed either), and the index row must have Engram's shapes.
-    approved = approved_hashes(ws)
+    approved = approved_hashes(ws, roots.state_dir)
     idx = RootIndex(ws)
     try:
         rows = [r for r in idx.listed() if r.lifecycle == "active" and r.tier != "working"

@@ -29,7 +29,7 @@ def drafts(roots: Roots, stale: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     from engram.search.session import approved_hashes
 
     store = Store(roots.workspace)
-    approved = approved_hashes(roots.workspace)
+    approved = approved_hashes(roots.workspace, roots.state_dir)
     out: list[dict[str, Any]] = []
     for entry in stale:
         renames = renames_of(entry)

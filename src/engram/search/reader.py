@@ -30,6 +30,10 @@ from engram.store.repo import NOTE_DIR, Store
 from engram.workspace import Root
 
 _HASH_SKIPS = ("no approved hash", "changed since it was approved")
+# A hash line the approval record does not vouch for (store/record.py, docs/safety.md Class 4).
+OUTSIDE = ("its hash line was written outside Engram on this machine (not approved here, "
+           "not on any remote branch)")
+OUTSIDE_FIX = "review it, then run engram rehash <id> at your terminal"
 
 
 def _scan_with_safety(text: str) -> Sequence[object]:
@@ -171,6 +175,9 @@ class Reader:
             wait_for_writers(root.path)
             data, sha, skip = self._reread(root, rel, shown)
             stale = facts is not None and facts.sha != sha
+        if skip is not None and rel in self.session.flagged(root) \
+                and skip.reason.startswith(_HASH_SKIPS[0]):
+            skip = Skip(shown, OUTSIDE, OUTSIDE_FIX)
         if skip is not None:
             return Read(None, skip=skip, sha=sha, stale=stale), data
         if part is not None and not clean and self.scan is not None and mark:
@@ -221,7 +228,7 @@ class Reader:
             data = self._bytes(root, rel)
         except (EngramError, OSError) as exc:
             return b"", "", Skip(shown, f"cannot be read: {fault_text(exc)[0]}")
-        hashes = approved_hashes(root)
+        hashes = approved_hashes(root, self.roots.state_dir)
         sha = sha256_hex(data)
         return data, sha, check(rel, data, hashes, self.scan, display=shown, sha=sha)
 

@@ -22,13 +22,15 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from engram.errors import IntegrityError
 from engram.search.roots_index import MemoryIndex
 from engram.store.repo import Store, parse_bytes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engram.outcome import Diagnostic
     from engram.search.semantic_load import Semantic
     from engram.store.model import Memory
@@ -53,7 +55,9 @@ class ReadSession:
         self._thread: int | None = None
         # memory.hashes.json by path, with the stats it had when read: every approval renames a
         # new file into place, so a changed file never keeps the old stats.
-        self._approved: dict[str, tuple[tuple[int, ...], Mapping[str, str]]] = {}
+        # The approval record's `.seen` file joins the key (store/record.py): a human's rehash
+        # of a flagged file may leave the hashes file's bytes as they were.
+        self._approved: dict[str, tuple[tuple[int, ...], Trusted]] = {}
         # Memories parsed from the bytes whose hash the guard just checked. A Memory is never
         # mutated, so sharing one is safe.
         self._parsed: dict[ByFile, Memory] = {}
@@ -89,20 +93,28 @@ class ReadSession:
         return self._index if self._index is not None else self.begin()
 
     def approved(self, root: Root) -> Mapping[str, str]:
-        """memory.hashes.json of a root as it is now; an unreadable file approves nothing."""
+        """memory.hashes.json of a root as it is now, less the lines the approval record
+        flags; an unreadable file approves nothing."""
+        return self._trusted(root).hashes
+
+    def flagged(self, root: Root) -> frozenset[str]:
+        """Files whose hash line was written outside Engram on this machine (store/record.py)."""
+        return self._trusted(root).flagged
+
+    def _trusted(self, root: Root) -> Trusted:
         path = str(root.hashes_file)
-        try:
-            st = os.stat(path)  # noqa: PTH116 - a string path on the hot path
-            key: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        except OSError:
-            key = ()
+        key = _stat_key(path)
+        if root.scope == "workspace":
+            from engram.store.record import Record
+
+            key += _stat_key(str(Record(self.roots.state_dir, root.path).seen_file))
         cached = self._approved.get(path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        hashes = approved_hashes(root)
+        got = trusted(root, self.roots.state_dir)
         # Stats taken before the read: a file replaced in between is read again next time.
-        self._approved[path] = (key, hashes)
-        return hashes
+        self._approved[path] = (key, got)
+        return got
 
     def parsed(self, root: Root, rel: str, sha: str, data: bytes) -> Memory:
         """The memory in bytes the guard passed (hash `sha`), parsed once per session."""
@@ -154,13 +166,31 @@ class ReadSession:
             self._index = None
 
 
-def approved_hashes(root: Root) -> Mapping[str, str]:
-    """memory.hashes.json of a root as it is now, read once (a read session keeps it while its
-    stats hold, `ReadSession.approved`); an unreadable file approves nothing."""
+class Trusted(NamedTuple):
+    hashes: Mapping[str, str]  # the approved hash lines that stand
+    flagged: frozenset[str]  # files whose line the approval record does not vouch for
+
+
+def _stat_key(path: str) -> tuple[int, ...]:
     try:
-        return Store(root).load_hashes()
+        st = os.stat(path)  # noqa: PTH116 - a string path on the hot path
+    except OSError:
+        return (0,)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def trusted(root: Root, state_dir: Path | None = None) -> Trusted:
+    """memory.hashes.json of a root as it is now, read once, less every line the approval
+    record flags (store/record.py); an unreadable file approves nothing."""
+    try:
+        return Trusted(*Store(root, state_dir).trusted_hashes())
     except IntegrityError:
-        return {}
+        return Trusted({}, frozenset())
+
+
+def approved_hashes(root: Root, state_dir: Path | None = None) -> Mapping[str, str]:
+    """`trusted(…).hashes`: the hash lines a read may rely on."""
+    return trusted(root, state_dir).hashes
 
 
 @contextlib.contextmanager

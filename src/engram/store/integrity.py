@@ -33,8 +33,11 @@ from engram.store.ids import is_valid_id, validate_id
 from engram.store.repo import AFTER_WRITE, Store, after_write_note, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots
 
-OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN = (
-    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID", "HIDDEN")
+OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN, UNRECORDED = (
+    "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID", "HIDDEN", "UNRECORDED")
+# The approval record does not vouch for the hash line (store/record.py, docs/safety.md Class 4).
+OUTSIDE = ("its hash line was written outside Engram on this machine (not approved here, not on "
+           "any remote branch)")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class FileCheck:
             d.update(line=self.line, reason=self.reason)
         if self.status == HIDDEN:
             d.update(reason=self.reason, code=self.code, fix=self.fix)
+        if self.status == UNRECORDED:
+            d.update(reason=self.reason)
         return d
 
 
@@ -67,6 +72,7 @@ def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[Fi
     read and hash it."""
     scope = store.root.scope
     hashes = store.load_hashes()
+    flagged = store.trusted_hashes()[1]
     known = parsed or {}
     checks: list[FileCheck] = []
     on_disk = store.hashed_files()
@@ -85,6 +91,9 @@ def check_root(store: Store, parsed: Mapping[str, str] | None = None) -> list[Fi
                 continue
         expected = hashes.get(rel)
         status = MISSING_HASH if expected is None else OK if expected == sha else MISMATCH
+        if status == OK and rel in flagged:
+            checks.append(FileCheck(scope, rel, UNRECORDED, reason=OUTSIDE))
+            continue
         checks.append(FileCheck(scope, rel, status))
     present = set(on_disk)
     checks += [FileCheck(scope, rel, MISSING_FILE) for rel in sorted(hashes) if rel not in present]
@@ -122,7 +131,8 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
     for root in roots.existing():
         try:
             Store(root).clean_stale_temp()
-            checks += check_root(Store(root), parsed(root) if parsed is not None else None)
+            checks += check_root(Store(root, roots.state_dir),
+                                 parsed(root) if parsed is not None else None)
             checks += _hidden(Store(root), notes)
         except IntegrityError as exc:
             diags.append(Diagnostic(exc.code, "error", f"{exc.message} ({exc.hint})"))
@@ -133,6 +143,8 @@ def verify(roots: Roots, *, parsed: Parsed | None = None, every_file: bool = Fal
         where = f"{name}:{c.line}: {printable(c.reason, 240)}" if c.status == INVALID else name
         if c.status == HIDDEN:
             where = f"{name}: {c.reason} ({c.code})"
+        if c.status == UNRECORDED:
+            where = f"{name}: {c.reason}"
         lines.append(f"{c.status:<12} {c.scope}:{where}")
         if c.status == HIDDEN:
             lines.append(f"{'':<12} fix: {c.fix}")
@@ -193,11 +205,14 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     done = _Rehash()
     review: list[str] = []
     for root in roots.existing():
-        store = Store(root)
+        store = Store(root, roots.state_dir)
         with root_lock(root.path):
             from_merge: dict[str, str] = {}
             hashes = _merged_hashes(store, review, from_merge) if merged \
                 else _hashes_or_empty(store, ids)
+            before = dict(hashes)
+            outside = set() if merged else _flagged(store)
+            approved: dict[str, str] = {}
             on_disk = store.hashed_files()
             touched: dict[str, str | None] = {}  # rel -> the approved text (None: removed)
             for rel in on_disk:
@@ -211,11 +226,12 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                     done.invalid.append(f"{root.scope}:{exc.file}:{exc.line}: {exc.reason}")
                     continue
                 digest = sha256_bytes(data)
-                if hashes.get(rel) != digest:
+                if hashes.get(rel) != digest or rel in outside:
                     name = f"{root.scope}:{rel}"
+                    state = from_merge.get(rel, "") or (OUTSIDE if rel in outside else "")
                     if _review(done, name, data, new=rel not in hashes,
-                               accept_unsafe=accept_unsafe, state=from_merge.get(rel, "")):
-                        hashes[rel] = digest
+                               accept_unsafe=accept_unsafe, state=state):
+                        hashes[rel] = approved[rel] = digest
                         done.changed.append(name)
                         touched[rel] = data.decode("utf-8")
             for rel in [r for r in hashes if r not in on_disk]:
@@ -225,7 +241,8 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                     touched[rel] = None
             if dry_run:
                 continue
-            store.save_hashes(hashes)
+            store.save_hashes(hashes, approved, before)
+            done.after_write += store.after_write
             # Approved hand edits reach a TypeScript teammate's index too; the approval above
             # stands either way (a deep memory.index.json raises): `storage.after_write`.
             try:
@@ -357,6 +374,15 @@ def _stamp() -> str:
 def _known_ids(roots: Roots) -> set[str]:
     return {rel.rsplit("/", 1)[-1].removesuffix(".md")
             for root in roots.existing() for rel in Store(root).hashed_files()}
+
+
+def _flagged(store: Store) -> frozenset[str]:
+    """Files whose hash line the approval record does not vouch for (none when the hashes file
+    does not parse: a full rehash rebuilds it from the files shown)."""
+    try:
+        return store.trusted_hashes()[1]
+    except IntegrityError:
+        return frozenset()
 
 
 def _hashes_or_empty(store: Store, ids: list[str] | None) -> dict[str, str]:

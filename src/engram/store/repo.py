@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from engram import clock, jsontext
 from engram.errors import IntegrityError, InvalidMemoryError, StorageError
@@ -27,6 +27,9 @@ from engram.store.format import parse_memory
 from engram.store.layout import ensure_lines
 from engram.store.model import Memory
 from engram.workspace import IGNORED_LINES, TYPE_DIRS, Root, Roots
+
+if TYPE_CHECKING:
+    from engram.store.record import Record
 
 ACTIVE_DIRS = TYPE_DIRS
 NOTE_DIR = "working"
@@ -84,9 +87,12 @@ def after_write_note(name: str, exc: BaseException) -> str:
 
 
 class Store:
-    def __init__(self, root: Root) -> None:
+    def __init__(self, root: Root, state_dir: Path | None = None) -> None:
         self.root = root
         self.path = root.path
+        # The user's state dir, for the approval record (store/record.py); None: the
+        # environment's (config.read_env), which is where every command keeps it.
+        self._state_dir = state_dir
         # Failures after a write succeeded (`storage.after_write`), for the caller to report.
         self.after_write: list[str] = []
         self._bad_names: dict[tuple[str, ...], list[str]] = {}  # by the dirs listed
@@ -200,10 +206,14 @@ class Store:
         return result
 
     def load_hashes(self) -> dict[str, str]:
+        return self.read_hashes()[0]
+
+    def read_hashes(self) -> tuple[dict[str, str], str]:
+        """memory.hashes.json and the SHA-256 of its bytes ("" when there is none), read once."""
         try:
             text = read_text(self.root.hashes_file)
         except FileNotFoundError:
-            return {}
+            return {}, ""
         try:
             data = jsontext.loads(text)
         except json.JSONDecodeError as exc:
@@ -221,11 +231,57 @@ class Store:
         if not isinstance(data, dict):
             raise IntegrityError(f"{self.root.hashes_file} must hold a JSON object",
                                  hint="run `engram rehash`", code="integrity.hashes_invalid")
-        return {str(k): str(v) for k, v in data.items()}
+        return ({str(k): str(v) for k, v in data.items()},
+                sha256_bytes(text.encode("utf-8", "surrogatepass")))
 
-    def save_hashes(self, hashes: dict[str, str]) -> None:
+    def save_hashes(self, hashes: dict[str, str], approved: Mapping[str, str] | None = None,
+                    before: Mapping[str, str] | None = None) -> None:
+        """Write the hashes file; `approved` are the lines a human just approved through
+        Engram (kept in the approval record, store/record.py), `before` the file as it was."""
         path = self.root.hashes_file
         atomic_write(path, jsonorder.dumps_like(hashes, jsonorder.read_or_none(path)))
+        if approved:
+            self.note_approved(before or {}, approved)
+
+    def approval_record(self) -> Record | None:
+        """The approval record of this root: workspace roots only (the global root lives in
+        the user's home, out of a workspace writer's reach), never one inside the project."""
+        from engram.store import record
+
+        if self.root.scope != "workspace":
+            return None
+        if self._state_dir is None:
+            from engram.config import read_env
+
+            self._state_dir = read_env().config_dir
+        if not record.applies(self._state_dir, self.path.parent.parent):
+            return None
+        return record.Record(self._state_dir, self.path)
+
+    def trusted_hashes(self) -> tuple[dict[str, str], frozenset[str]]:
+        """The hashes file less the lines the approval record flags, and those files (hash
+        lines written outside Engram on this machine, store/record.py). Raises IntegrityError
+        for a hashes file that does not parse."""
+        hashes, seen = self.read_hashes()
+        rec = self.approval_record() if hashes else None
+        flagged = rec.unexplained(hashes, seen) if rec is not None else frozenset()
+        if flagged:
+            hashes = {rel: sha for rel, sha in hashes.items() if rel not in flagged}
+        return hashes, flagged
+
+    def note_approved(self, before: Mapping[str, str], approved: Mapping[str, str]) -> None:
+        """Keep `approved` in the approval record; a record that cannot be written leaves the
+        approval standing (it is flagged on the next read) and says so (`after_write`)."""
+        rec = self.approval_record()
+        if rec is None:
+            return
+        try:
+            rec.note(before, approved)
+        except Exception as exc:  # noqa: BLE001 - the approval is already written
+            self.after_write.append(
+                f"the memory was saved and its hash written, but the approval record in the "
+                f"Engram state directory could not be updated ({fault_text(exc)[1]}); it will "
+                f"not load as trusted until you run `engram rehash <id>` at your terminal")
 
     def append_changelog(self, lines: Sequence[str]) -> None:
         path = self.root.changelog_file
@@ -260,6 +316,8 @@ class Store:
             self._clean_temp()
             # A broken hashes file raises here: we never overwrite one we could not parse.
             hashes = self.load_hashes()
+            before_hashes = dict(hashes)
+            approved: dict[str, str] = {}
             stamp = now_iso()
             log: list[str] = []
             undo: list[tuple[Path, bytes | None]] = []
@@ -277,7 +335,7 @@ class Store:
                         data = ch.text.encode("utf-8")
                         atomic_write(path, data)
                         if hashed:
-                            hashes[ch.rel] = sha256_bytes(data)
+                            hashes[ch.rel] = approved[ch.rel] = sha256_bytes(data)
                     undo.append((path, before))
                     if hashed:
                         log.append(f"- {stamp} {ch.rel}: {message}")
@@ -288,6 +346,8 @@ class Store:
                     self.append_changelog(log)
             except (StorageError, OSError) as exc:
                 raise _rolled_back(exc, undo) from exc
+            # The human approved these lines through Engram (store/record.py).
+            self.note_approved(before_hashes, approved)
             # Derived files of other tools and git: the memory write above stands either way,
             # so a failure here (any: a deeply nested memory.index.json raises RecursionError)
             # is noted as `storage.after_write`, never raised as a failed write.

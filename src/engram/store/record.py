@@ -1,0 +1,208 @@
+"""The approval record: which hash lines this user approved through Engram on this machine.
+
+`memory.hashes.json` lives in the workspace, so anything that writes the workspace can write a
+memory and its hash line together; review in git catches that (guarantee 3), but only once
+someone reviews. The record keeps, in the user's state dir (outside every workspace), each hash
+line Engram itself wrote for the workspace root (commit, save, rehash, upgrade). On the read
+path a hash line that is neither in the record nor in the hashes file at the tip of a
+remote-tracking branch (a teammate's change that arrived through git) was written outside Engram
+on this machine: the memory is not trusted until a human approves it (`engram rehash <id>`).
+
+What it closes (docs/safety.md, Class 4): an agent whose writes are confined to the workspace
+with `.git/` read-only (Codex's workspace-write sandbox, Claude Code's sandbox) can no longer
+plant a trusted memory; it can reach neither this file nor the remote-tracking refs. An agent
+with a shell as the user can still write both.
+
+Files, per workspace root, in `<state dir>/approved/`: `<name>.json` ({"root", "lines": {rel:
+[sha, …]}}) and `<name>.seen` (the SHA-256 of the hashes file the last time every line in it was
+explained). A load whose hashes file matches `.seen` reads nothing more: one small read. With no
+record yet for a root, the first sight seeds it from the hashes file as it is (trust on first
+use: an upgrade or a fresh machine raises no alarm).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from engram import jsontext
+from engram.gitrun import git_argv
+from engram.storage import read_regular
+from engram.store.fileio import atomic_write, root_lock
+
+DIR = "approved"
+KEEP = 16  # approved hashes kept per file (older versions a checkout may bring back)
+MAX_REFS = 4096  # remote-tracking tips read at most
+GIT_TIMEOUT_S = 10.0
+
+TipReader = Callable[[Path], Mapping[str, frozenset[str]]]
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _name(root_path: Path) -> str:
+    raw = str(root_path).encode("utf-8", "surrogatepass")  # a non-UTF-8 folder name
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def record_dir(state_dir: Path) -> Path:
+    return state_dir / DIR
+
+
+def applies(state_dir: Path, project: Path) -> bool:
+    """A record inside the project would be writable by what it guards against: none then."""
+    try:
+        real, home = state_dir.resolve(), project.resolve()
+    except OSError:
+        return False
+    return real != home and home not in real.parents
+
+
+class Record:
+    """The record of one workspace root."""
+
+    def __init__(self, state_dir: Path, root_path: Path) -> None:
+        self.root_path = root_path
+        self.dir = record_dir(state_dir)
+        name = _name(root_path)
+        self.file = self.dir / f"{name}.json"
+        self.seen_file = self.dir / f"{name}.seen"
+
+    def seen(self) -> str:
+        try:
+            return read_regular(self.seen_file).decode("ascii").strip()
+        except (OSError, UnicodeError, ValueError):
+            return ""
+
+    def lines(self) -> dict[str, list[str]] | None:
+        """{rel: approved hashes}, or None when there is no record (or one we cannot read)."""
+        try:
+            data = jsontext.loads(read_regular(self.file).decode("utf-8"))
+        except (OSError, UnicodeError, ValueError, RecursionError):
+            return None
+        raw = data.get("lines") if isinstance(data, dict) else None
+        if not isinstance(raw, dict):
+            return None
+        return {str(k): [str(s) for s in v if isinstance(s, str)]
+                for k, v in raw.items() if isinstance(v, list)}
+
+    def _save(self, lines: Mapping[str, list[str]], seen: str | None) -> None:
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        body = {"root": str(self.root_path), "lines": dict(sorted(lines.items()))}
+        atomic_write(self.file, json.dumps(body, indent=0, ensure_ascii=True) + "\n", mode=0o600)
+        if seen is not None:
+            atomic_write(self.seen_file, seen + "\n", mode=0o600)
+
+    def note(self, before: Mapping[str, str], approved: Mapping[str, str]) -> None:
+        """Record hash lines Engram just wrote (`approved`); `before` is the hashes file as it
+        was, which seeds a record that does not exist yet. Raises OSError/StorageError."""
+        if not approved:
+            return
+        with root_lock(self._lock_dir()):
+            lines = self.lines()
+            if lines is None:
+                lines = {rel: [sha] for rel, sha in before.items()}
+            _add(lines, approved.items())
+            self._save(lines, None)
+
+    def unexplained(self, hashes: Mapping[str, str], seen: str,
+                    tips: TipReader | None = None) -> frozenset[str]:
+        """The files whose hash line is neither recorded nor on a remote-tracking tip. `seen` is
+        the digest of the hashes file the lines came from. Never raises: a record we cannot
+        write leaves the answer as it is (the next read asks again)."""
+        if seen and seen == self.seen():
+            return frozenset()
+        lines = self.lines()
+        if lines is None:  # first sight: trust the file as it is (docs/safety.md, Class 4)
+            self._try_save({rel: [sha] for rel, sha in hashes.items()}, seen)
+            return frozenset()
+        odd = {rel: sha for rel, sha in hashes.items() if sha.lower() not in lines.get(rel, ())}
+        if not odd:
+            self._try_save(None, seen)
+            return frozenset()
+        remote = (tips or remote_lines)(self.root_path)
+        arrived = {rel: sha for rel, sha in odd.items() if sha.lower() in remote.get(rel, ())}
+        if arrived:  # a teammate's change that came through git: silent, and kept
+            _add(lines, arrived.items())
+            self._try_save(lines, None if len(arrived) == len(odd) else "")
+        return frozenset(rel for rel in odd if rel not in arrived)
+
+    def _try_save(self, lines: Mapping[str, list[str]] | None, seen: str | None) -> None:
+        """Write what is given (`seen` "" or None: leave `.seen` as it is)."""
+        from engram.errors import EngramError
+
+        try:
+            with root_lock(self._lock_dir(), timeout=0.5):
+                if lines is not None:
+                    self._save(lines, seen or None)
+                elif seen:
+                    self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    atomic_write(self.seen_file, seen + "\n", mode=0o600)
+        except (EngramError, OSError):
+            pass  # read-only state dir (a sandboxed process): the answer stands, asked again
+
+    def _lock_dir(self) -> Path:
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return self.dir
+
+
+def _add(lines: dict[str, list[str]], entries: Iterable[tuple[str, str]]) -> None:
+    for rel, sha in entries:
+        kept = [s for s in lines.get(rel, []) if s != sha.lower()]
+        lines[rel] = [*kept, sha.lower()][-KEEP:]
+
+
+def remote_lines(root_path: Path) -> dict[str, frozenset[str]]:
+    """{rel: hashes} of `memory.hashes.json` at the tip of every remote-tracking branch (what
+    teammates approved and pushed); {} when this is no git work tree or git fails. Objects are
+    read as stored (`--no-replace-objects`); git runs no command the repository names."""
+    refs = _git(root_path, ["for-each-ref", "--format=%(objectname)", "refs/remotes/"])
+    tips = sorted(set((refs or b"").decode("ascii", "replace").split()))[:MAX_REFS]
+    if not tips:
+        return {}
+    out = _git(root_path, ["--no-replace-objects", "cat-file", "--batch"],
+               "".join(f"{oid}:./memory.hashes.json\n" for oid in tips))
+    found: dict[str, set[str]] = {}
+    for blob in _batch_blobs(out or b""):
+        try:
+            data = jsontext.loads(blob.decode("utf-8"))
+        except (UnicodeError, ValueError, RecursionError):
+            continue
+        if isinstance(data, dict):
+            for rel, sha in data.items():
+                if isinstance(sha, str):
+                    found.setdefault(str(rel), set()).add(sha.lower())
+    return {rel: frozenset(s) for rel, s in found.items()}
+
+
+def _batch_blobs(out: bytes) -> Iterable[bytes]:
+    """The contents in `git cat-file --batch` output (`<oid> <type> <size>\\n<data>\\n`, or
+    `<name> missing\\n`)."""
+    pos = 0
+    while pos < len(out):
+        end = out.find(b"\n", pos)
+        if end < 0:
+            return
+        head = out[pos:end].split()
+        pos = end + 1
+        if len(head) == 3 and head[2].isdigit():
+            size = int(head[2])
+            if head[1] == b"blob":
+                yield out[pos:pos + size]
+            pos += size + 1
+
+
+def _git(cwd: Path, args: list[str], stdin: str = "") -> bytes | None:
+    try:
+        done = subprocess.run(git_argv(cwd, *args), input=stdin.encode("utf-8"),
+                              capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout
