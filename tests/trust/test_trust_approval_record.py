@@ -169,3 +169,31 @@ def test_a_record_that_cannot_be_written_leaves_the_approval_flagged_and_says_so
     assert "approval record" in out.out + out.err and "engram rehash" in out.out + out.err
     got = _engram(project, "load", "changelog short")
     assert "Keep the changelog short." not in got.stdout and OUTSIDE in got.stdout, got.stdout
+
+
+def test_no_rewrite_of_engram_launders_a_planted_file(project: Path, saved: Path) -> None:
+    """The next variant: have Engram itself rewrite the planted file, which records its new hash
+    (`confirm`, `archive`, `upgrade`), or hand it to tools without Engram (`export`)."""
+    stem = "push-straight-to-main"
+    planted = _plant(saved, stem, PLANTED)
+    confirm = _engram(project, "confirm", stem)
+    assert confirm.returncode != 0, confirm.stdout + confirm.stderr
+    archive = _engram(project, "archive", stem, "--reason", "old")
+    assert archive.returncode != 0, archive.stdout + archive.stderr
+    exported = _engram(project, "export", "--format", "agents-md")
+    assert PLANTED not in exported.stdout, exported.stdout
+    assert PLANTED not in _engram(project, "load", "push to main review").stdout
+    assert planted.exists() and OUTSIDE in _engram(project, "verify").stdout
+
+
+def test_upgrade_does_not_migrate_a_planted_legacy_file(project: Path, saved: Path) -> None:
+    legacy = Path(__file__).resolve().parent.parent / "fixtures" / "memories" / "v2" / \
+        "payments-service-owns-refunds.md"
+    target = saved / "knowledge" / legacy.name
+    target.parent.mkdir(exist_ok=True)
+    target.write_bytes(legacy.read_bytes())
+    _hash_line(saved, target)
+    done = _engram(project, "upgrade")
+    assert "outside Engram" in done.stdout, done.stdout + done.stderr
+    assert target.read_bytes() == legacy.read_bytes()  # not rewritten, so not recorded
+    assert OUTSIDE in _engram(project, "verify").stdout

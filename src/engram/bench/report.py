@@ -79,6 +79,7 @@ RUNNERS: dict[str, Runner] = {
     "writes": _lazy("write_bench"),
     "stale": _lazy("stale_bench"),
     "takecontrol": _lazy("takecontrol_bench"),
+    "record": _lazy("record_bench"),
 }
 TITLES = {
     "store": "Store: index build, refresh check, cold start",
@@ -90,4 +91,5 @@ TITLES = {
     "writes": "Write path: proposing and committing one memory",
     "stale": "Code anchors: state accuracy and `engram stale` on a large repository",
     "takecontrol": "Take control: adopting existing guidance (six styles) and its speed",
+    "record": "Approval record: what it costs the read path",
 }

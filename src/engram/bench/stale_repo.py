@@ -67,4 +67,4 @@ def write_memories(project: Path, items: Sequence[tuple[str, str, dict[str, Any]
         changes.append(Change(f"knowledge/{mid}.md",
                               render_memory(meta, mid.replace("-", " ").capitalize(), content)))
     root.path.mkdir(parents=True, exist_ok=True)
-    Store(root).write_files(changes, "bench memories")
+    Store(root, project.parent / f"{project.name}-state").write_files(changes, "bench memories")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 # each is a row of engram.bench.report.RUNNERS
 SUITES = ("store", "retrieval", "latency", "mcp", "hooks", "load", "writes", "stale",
-          "takecontrol")
+          "takecontrol", "record")
 
 
 def configure_bench(p: argparse.ArgumentParser) -> None:

@@ -66,8 +66,8 @@ def collect(roots: Roots, scope: str = "workspace") -> tuple[list[Exported], lis
     items: dict[str, Exported] = {}
     skipped: list[Skip] = []
     for root in wanted:
-        store = Store(root)
-        hashes = store.load_hashes()
+        store = Store(root, roots.state_dir)
+        hashes = store.approved_hashes()
         for rel in store.memory_files(include_notes=False):
             shown = rel if len(wanted) == 1 else f"{root.scope}:{rel}"
             got = _read(store, rel, hashes, scan, shown)

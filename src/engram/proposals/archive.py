@@ -64,7 +64,7 @@ def _approved(store: Store, found: Memory) -> Memory:
     """The memory parsed from bytes that match memory.hashes.json: archiving rehashes the file,
     so archiving a hand-edited one would approve the edit as a side effect."""
     data = store.read_bytes(found.rel_path)
-    if store.load_hashes().get(found.rel_path) != sha256_bytes(data):
+    if store.approved_hashes().get(found.rel_path) != sha256_bytes(data):
         raise IntegrityError(f"{found.id} was changed by hand since it was approved",
                              code="integrity.target",
                              hint=f"review it (engram verify), run `engram rehash {found.id}` "

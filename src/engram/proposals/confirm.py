@@ -29,7 +29,7 @@ def confirm(roots: Roots, memory_id: str, *, scope: str | None = None,
             if found is None:
                 continue
             memory, data = found
-            approved = store.load_hashes().get(memory.rel_path)
+            approved = store.approved_hashes().get(memory.rel_path)
             if approved != sha256_bytes(data):
                 raise IntegrityError(
                     f"{memory.rel_path} changed since it was approved; confirming it would "

@@ -224,7 +224,7 @@ class _Targets:
         """(sha of the file now, why it may not be rewritten or None)."""
         if self._hashes is None:
             try:
-                self._hashes = self.store.load_hashes()
+                self._hashes = self.store.approved_hashes()
             except EngramError:
                 self._hashes = {}
         try:

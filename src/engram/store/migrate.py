@@ -37,8 +37,8 @@ class Migration:
 def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
     out: list[Migration] = []
     for root in roots.existing():
-        store = Store(root)
-        hashes = store.load_hashes()
+        store = Store(root, roots.state_dir)
+        hashes, outside = store.trusted_hashes()
         changes: list[Change] = []
         files = store.hashed_files()
         # Thousands of legacy files take a while (a backup each): a counter on a terminal.
@@ -54,7 +54,8 @@ def migrate(roots: Roots, *, plan: bool = False) -> list[Migration]:
                 continue
             expected = hashes.get(rel)
             if expected != sha256_bytes(data):
-                why = "never approved (no hash)" if expected is None else \
+                why = "its hash line was written outside Engram" if rel in outside else \
+                    "never approved (no hash)" if expected is None else \
                     "hand-edited since approval"
                 out.append(Migration(root.scope, rel, f"skipped: {why} (review it, run "
                                      f"`engram rehash {memory.id}`, then upgrade)"))

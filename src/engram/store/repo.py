@@ -269,6 +269,11 @@ class Store:
             hashes = {rel: sha for rel, sha in hashes.items() if rel not in flagged}
         return hashes, flagged
 
+    def approved_hashes(self) -> dict[str, str]:
+        """`trusted_hashes` without the flagged files: what every rewrite of an approved file
+        checks first (a rewrite records its new hash, so a flagged file must never pass)."""
+        return self.trusted_hashes()[0]
+
     def note_approved(self, before: Mapping[str, str], approved: Mapping[str, str]) -> None:
         """Keep `approved` in the approval record; a record that cannot be written leaves the
         approval standing (it is flagged on the next read) and says so (`after_write`)."""
@@ -453,4 +458,4 @@ def parse_bytes(data: bytes, rel: str, root: Root) -> Memory:
 def stores_in(roots: Roots, scope: str | None = None) -> list[Store]:
     """The store of each existing root, only `scope`'s when given (`engram archive`,
     `engram confirm`; each takes the root's lock itself)."""
-    return [Store(r) for r in roots.existing() if not scope or r.scope == scope]
+    return [Store(r, roots.state_dir) for r in roots.existing() if not scope or r.scope == scope]
