@@ -21,8 +21,9 @@ def _half_way_commit(root: Path, rel: str, text: str, started: threading.Event) 
         started.set()
         time.sleep(0.3)
         hashes = store.load_hashes()
+        before = dict(hashes)
         hashes[rel] = sha256_bytes(text.encode())
-        store.save_hashes(hashes)
+        store.save_hashes(hashes, {rel: hashes[rel]}, before)  # as a commit does: recorded
 
 
 def test_load_during_a_commit_waits_for_the_hash_instead_of_skipping(project: Path) -> None:

@@ -104,20 +104,52 @@ def test_an_approved_memory_rewritten_with_its_hash_line_is_flagged(
     assert PLANTED not in got.stdout and OUTSIDE in got.stdout, got.stdout
 
 
-def test_an_older_approved_version_checked_out_again_stays_trusted(
+def test_a_version_the_human_replaced_or_archived_is_not_vouched_for_again(
         project: Path, saved: Path) -> None:
-    """`git checkout` of an earlier version a human approved here is not an alarm."""
+    """The next variant: restore bytes a human once approved and then replaced (or archived),
+    with their old hash line. The record vouches only for the version approved last."""
     (rule,) = sorted((saved / "rules").glob("*.md"))
     first = rule.read_bytes()
     hashes_before = (saved / "memory.hashes.json").read_bytes()
-    assert cli(["rehash", "--all"]) == 0  # nothing to do, but a second approved version:
     rule.write_text(first.decode().replace(HUMAN, "Run the linters before every merge."),
                     encoding="utf-8")
     assert cli(["rehash", rule.stem]) == 0
     rule.write_bytes(first)
     (saved / "memory.hashes.json").write_bytes(hashes_before)
     got = _engram(project, "load", "linters push")
+    assert HUMAN not in got.stdout and OUTSIDE in got.stdout, got.stdout
+    # Archived, then put back with its old line: flagged too.
+    assert cli(["rehash", rule.stem]) == 0  # the human approves the first text again
+    assert cli(["archive", rule.stem, "--reason", "we stopped doing this"]) == 0
+    rule.write_bytes(first)
+    (saved / "memory.hashes.json").write_bytes(hashes_before)
+    got = _engram(project, "load", "linters push")
+    assert HUMAN not in got.stdout and OUTSIDE in got.stdout, got.stdout
+
+
+def test_switching_to_a_pushed_branch_with_another_version_stays_silent(
+        tmp_path: Path) -> None:
+    """`git checkout` of a branch a teammate pushed, holding another approved version."""
+    remote, mine = tmp_path / "remote.git", tmp_path / "mine"
+    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    _git(tmp_path, "clone", "-q", str(remote), str(mine))
+    assert _engram(mine, "init").returncode == 0
+    assert _engram(mine, "save", "rule", HUMAN, "--answer", "A").returncode == 0
+    _git(mine, "add", "-A")
+    _git(mine, "commit", "-qm", "memory")
+    _git(mine, "push", "-q", "origin", "HEAD:main")
+    _git(mine, "checkout", "-qb", "feature")
+    (rule,) = sorted((mine / ".agents" / ".engram" / "rules").glob("*.md"))
+    rule.write_text(rule.read_text().replace(HUMAN, "Run the linters before every merge."))
+    assert _engram(mine, "rehash", rule.stem).returncode == 0
+    _git(mine, "commit", "-qam", "edit")
+    _git(mine, "push", "-q", "origin", "feature")
+    _git(mine, "checkout", "-q", "main")
+    got = _engram(mine, "load", "linters push")
     assert HUMAN in got.stdout and OUTSIDE not in got.stdout, got.stdout
+    _git(mine, "checkout", "-q", "feature")
+    got = _engram(mine, "load", "linters merge")
+    assert "every merge" in got.stdout and OUTSIDE not in got.stdout, got.stdout
 
 
 def test_a_line_in_a_local_commit_is_flagged_but_a_pushed_one_is_not(tmp_path: Path) -> None:

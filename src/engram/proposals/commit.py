@@ -67,7 +67,7 @@ def apply(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope]
     """Write what is ready. `pins=None` is the force path: the human approved these candidates."""
     results: list[CandidateResult] = []
     for scope in scopes:
-        store = Store(root_of(roots, scope))
+        store = Store(root_of(roots, scope), roots.state_dir)
         with root_lock(store.path):
             for p in plan_root(store, scope, candidates):
                 pin = None if pins is None else pins.get((p.number, scope))

@@ -244,7 +244,7 @@ def plan(roots: Roots, candidates: Sequence[Candidate], scopes: Sequence[Scope]
          ) -> list[PlannedCandidate]:
     planned: list[PlannedCandidate] = []
     for scope in scopes:
-        planned += plan_root(Store(root_of(roots, scope)), scope, candidates)
+        planned += plan_root(Store(root_of(roots, scope), roots.state_dir), scope, candidates)
     return sorted(planned, key=lambda p: (p.number, scopes.index(p.scope)))
 
 

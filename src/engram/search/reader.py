@@ -26,13 +26,11 @@ from engram.storage import fault_text
 from engram.store import locks
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
+from engram.store.record import OUTSIDE
 from engram.store.repo import NOTE_DIR, Store
 from engram.workspace import Root
 
 _HASH_SKIPS = ("no approved hash", "changed since it was approved")
-# A hash line the approval record does not vouch for (store/record.py, docs/safety.md Class 4).
-OUTSIDE = ("its hash line was written outside Engram on this machine (not approved here, "
-           "not on any remote branch)")
 OUTSIDE_FIX = "review it, then run engram rehash <id> at your terminal"
 
 

@@ -30,14 +30,12 @@ from engram.storage import read_text
 from engram.store import ts_index
 from engram.store.fileio import root_lock
 from engram.store.ids import is_valid_id, validate_id
+from engram.store.record import OUTSIDE
 from engram.store.repo import AFTER_WRITE, Store, after_write_note, parse_bytes, sha256_bytes
 from engram.workspace import Root, Roots
 
 OK, MISMATCH, MISSING_HASH, MISSING_FILE, INVALID, HIDDEN, UNRECORDED = (
     "OK", "MISMATCH", "MISSING HASH", "MISSING FILE", "INVALID", "HIDDEN", "UNRECORDED")
-# The approval record does not vouch for the hash line (store/record.py, docs/safety.md Class 4).
-OUTSIDE = ("its hash line was written outside Engram on this machine (not approved here, not on "
-           "any remote branch)")
 
 
 @dataclass(frozen=True)
@@ -241,7 +239,8 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                     touched[rel] = None
             if dry_run:
                 continue
-            store.save_hashes(hashes, approved, before)
+            store.save_hashes(hashes, approved, before,
+                              [rel for rel, text in touched.items() if text is None])
             done.after_write += store.after_write
             # Approved hand edits reach a TypeScript teammate's index too; the approval above
             # stands either way (a deep memory.index.json raises): `storage.after_write`.

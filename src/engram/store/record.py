@@ -34,9 +34,12 @@ from engram.storage import read_regular
 from engram.store.fileio import atomic_write, root_lock
 
 DIR = "approved"
-KEEP = 16  # approved hashes kept per file (older versions a checkout may bring back)
 MAX_REFS = 4096  # remote-tracking tips read at most
 GIT_TIMEOUT_S = 10.0
+
+# Why a read skips a file whose hash line the record does not vouch for (reader, verify).
+OUTSIDE = ("its hash line was written outside Engram on this machine (not approved here, "
+           "not on any remote branch; or a commit was interrupted)")
 
 TipReader = Callable[[Path], Mapping[str, frozenset[str]]]
 
@@ -80,14 +83,17 @@ class Record:
             return ""
 
     def lines(self) -> dict[str, list[str]] | None:
-        """{rel: approved hashes}, or None when there is no record (or one we cannot read)."""
+        """{rel: [the hash last approved]}, None when there is no record yet; a record that
+        cannot be read vouches for nothing ({}), it never counts as a first sight."""
         try:
             data = jsontext.loads(read_regular(self.file).decode("utf-8"))
-        except (OSError, UnicodeError, ValueError, RecursionError):
+        except FileNotFoundError:
             return None
+        except (OSError, UnicodeError, ValueError, RecursionError):
+            return {}
         raw = data.get("lines") if isinstance(data, dict) else None
         if not isinstance(raw, dict):
-            return None
+            return {}
         return {str(k): [str(s) for s in v if isinstance(s, str)]
                 for k, v in raw.items() if isinstance(v, list)}
 
@@ -98,16 +104,25 @@ class Record:
         if seen is not None:
             atomic_write(self.seen_file, seen + "\n", mode=0o600)
 
-    def note(self, before: Mapping[str, str], approved: Mapping[str, str]) -> None:
-        """Record hash lines Engram just wrote (`approved`); `before` is the hashes file as it
-        was, which seeds a record that does not exist yet. Raises OSError/StorageError."""
-        if not approved:
+    def note(self, before: Mapping[str, str], approved: Mapping[str, str],
+             removed: Iterable[str] = ()) -> None:
+        """Record hash lines Engram just wrote (`approved`, each replacing what the record held
+        for that file: an older version a human replaced, archived or retired is not vouched
+        for again) and files it removed; `before` is the hashes file as it was, which seeds a
+        record that does not exist yet. Raises OSError/StorageError."""
+        gone = [rel for rel in removed if rel not in approved]
+        if not approved and not gone:
             return
         with root_lock(self._lock_dir()):
             lines = self.lines()
             if lines is None:
-                lines = {rel: [sha] for rel, sha in before.items()}
+                lines = {rel: [sha.lower()] for rel, sha in before.items()}
             _add(lines, approved.items())
+            for rel in gone:
+                lines.pop(rel, None)
+            # `.seen` vouched for a hashes file under the old record; it may hold a line just
+            # replaced (a rollback to it must be asked about again).
+            self.seen_file.unlink(missing_ok=True)
             self._save(lines, None)
 
     def unexplained(self, hashes: Mapping[str, str], seen: str,
@@ -119,7 +134,7 @@ class Record:
             return frozenset()
         lines = self.lines()
         if lines is None:  # first sight: trust the file as it is (docs/safety.md, Class 4)
-            self._try_save({rel: [sha] for rel, sha in hashes.items()}, seen)
+            self._try_save({rel: [sha.lower()] for rel, sha in hashes.items()}, seen)
             return frozenset()
         odd = {rel: sha for rel, sha in hashes.items() if sha.lower() not in lines.get(rel, ())}
         if not odd:
@@ -153,8 +168,7 @@ class Record:
 
 def _add(lines: dict[str, list[str]], entries: Iterable[tuple[str, str]]) -> None:
     for rel, sha in entries:
-        kept = [s for s in lines.get(rel, []) if s != sha.lower()]
-        lines[rel] = [*kept, sha.lower()][-KEEP:]
+        lines[rel] = [sha.lower()]
 
 
 def remote_lines(root_path: Path) -> dict[str, frozenset[str]]:

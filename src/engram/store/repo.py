@@ -235,13 +235,13 @@ class Store:
                 sha256_bytes(text.encode("utf-8", "surrogatepass")))
 
     def save_hashes(self, hashes: dict[str, str], approved: Mapping[str, str] | None = None,
-                    before: Mapping[str, str] | None = None) -> None:
+                    before: Mapping[str, str] | None = None,
+                    removed: Iterable[str] = ()) -> None:
         """Write the hashes file; `approved` are the lines a human just approved through
         Engram (kept in the approval record, store/record.py), `before` the file as it was."""
         path = self.root.hashes_file
         atomic_write(path, jsonorder.dumps_like(hashes, jsonorder.read_or_none(path)))
-        if approved:
-            self.note_approved(before or {}, approved)
+        self.note_approved(before or {}, approved or {}, removed)
 
     def approval_record(self) -> Record | None:
         """The approval record of this root: workspace roots only (the global root lives in
@@ -274,14 +274,16 @@ class Store:
         checks first (a rewrite records its new hash, so a flagged file must never pass)."""
         return self.trusted_hashes()[0]
 
-    def note_approved(self, before: Mapping[str, str], approved: Mapping[str, str]) -> None:
+    def note_approved(self, before: Mapping[str, str], approved: Mapping[str, str],
+                      removed: Iterable[str] = ()) -> None:
         """Keep `approved` in the approval record; a record that cannot be written leaves the
         approval standing (it is flagged on the next read) and says so (`after_write`)."""
-        rec = self.approval_record()
+        removed = list(removed)
+        rec = self.approval_record() if approved or removed else None
         if rec is None:
             return
         try:
-            rec.note(before, approved)
+            rec.note(before, approved, removed)
         except Exception as exc:  # noqa: BLE001 - the approval is already written
             self.after_write.append(
                 f"the memory was saved and its hash written, but the approval record in the "
@@ -352,7 +354,8 @@ class Store:
             except (StorageError, OSError) as exc:
                 raise _rolled_back(exc, undo) from exc
             # The human approved these lines through Engram (store/record.py).
-            self.note_approved(before_hashes, approved)
+            self.note_approved(before_hashes, approved,
+                               [ch.rel for ch in changes if ch.text is None])
             # Derived files of other tools and git: the memory write above stands either way,
             # so a failure here (any: a deeply nested memory.index.json raises RecursionError)
             # is noted as `storage.after_write`, never raised as a failed write.
