@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from engram.bench.latency import _p50
+from engram.gitrun import git_argv
 
-GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+GIT_USER = ("-c", "user.name=bench", "-c", "user.email=bench@example.com")
 
 
 def _timed(fn: Any, runs: int, before: Any = None) -> float:
@@ -50,7 +51,7 @@ def measure(base: Path, n: int, runs: int) -> dict[str, Any]:
     generate(root_path, n)
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "memory"],
                  ["update-ref", "refs/remotes/origin/main", "HEAD"]):
-        subprocess.run([*GIT, "-C", str(project), *args], check=True, capture_output=True)
+        subprocess.run(git_argv(project, *GIT_USER, *args), check=True, capture_output=True)
     state = base / f"record-state-{n}"
     store = Store(Root(root_path, "workspace"), state)
     store.trusted_hashes()  # first sight seeds the record

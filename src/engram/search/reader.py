@@ -26,7 +26,6 @@ from engram.storage import fault_text
 from engram.store import locks
 from engram.store.fileio import wait_for_writers
 from engram.store.model import Memory
-from engram.store.record import OUTSIDE
 from engram.store.repo import NOTE_DIR, Store
 from engram.workspace import Root
 
@@ -175,6 +174,8 @@ class Reader:
             stale = facts is not None and facts.sha != sha
         if skip is not None and rel in self.session.flagged(root) \
                 and skip.reason.startswith(_HASH_SKIPS[0]):
+            from engram.store.record import OUTSIDE
+
             skip = Skip(shown, OUTSIDE, OUTSIDE_FIX)
         if skip is not None:
             return Read(None, skip=skip, sha=sha, stale=stale), data

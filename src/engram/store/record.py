@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -212,6 +211,8 @@ def _batch_blobs(out: bytes) -> Iterable[bytes]:
 
 
 def _git(cwd: Path, args: list[str], stdin: str = "") -> bytes | None:
+    import subprocess  # only after a change the record does not explain (cold start)
+
     try:
         done = subprocess.run(git_argv(cwd, *args), input=stdin.encode("utf-8"),
                               capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
