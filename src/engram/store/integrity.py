@@ -21,6 +21,7 @@ from engram import jsontext
 from engram.errors import (
     EXIT_INTEGRITY,
     EXIT_USAGE,
+    EngramError,
     IntegrityError,
     InvalidMemoryError,
     NotFoundError,
@@ -182,9 +183,12 @@ def _rehash_hint(problems: list[FileCheck]) -> str:
     planted file would be approved with the human's own edit)."""
     from engram.safety import shown_name
 
-    ids = sorted({stem for c in problems if c.status != HIDDEN
-                  for stem in [c.file.rsplit("/", 1)[-1].removesuffix(".md")]
-                  if is_valid_id(stem) and shown_name(stem) == stem})  # names nobody reviewed
+    files = [c.file for c in problems if c.status != HIDDEN]
+    stems = [f.rsplit("/", 1)[-1].removesuffix(".md") for f in files]
+    # A stem two problem files share is named by its path: a bare id would name both.
+    ids = sorted({stem if stems.count(stem) == 1 else f.removesuffix(".md")
+                  for f, stem in zip(files, stems, strict=True)
+                  if is_valid_id(stem) and shown_name(f) == f})  # names nobody reviewed
     if not ids:
         return "`engram rehash <id>` (or `engram rehash --all` after reviewing every file)"
     shown = " ".join(ids[:8]) + (" …" if len(ids) > 8 else "")
@@ -199,7 +203,17 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     escaped) and scanned; a file with a secret, personal data or an injection line is refused
     unless `accept_unsafe`. `dry_run` shows and scans without approving anything.
     """
-    wanted = {validate_id(i) for i in ids or []}
+    from engram.safety import shown_name  # file names nobody reviewed, escaped
+
+    bare, picks = _wanted(ids or [])
+    ambiguous = _ambiguous(roots, bare) if not merged else {}
+    bare -= set(ambiguous)
+    wanted = bool(ids)
+
+    def picked(rel: str) -> bool:
+        return rel.rsplit("/", 1)[-1].removesuffix(".md") in bare \
+            or rel.removesuffix(".md") in picks
+
     done = _Rehash()
     review: list[str] = []
     for root in roots.existing():
@@ -214,8 +228,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             on_disk = store.hashed_files()
             touched: dict[str, str | None] = {}  # rel -> the approved text (None: removed)
             for rel in on_disk:
-                stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
-                if wanted and stem not in wanted:
+                if wanted and not picked(rel):
                     continue
                 try:  # never approve a symlink, a special file or a file that does not parse
                     data = store.read_bytes(rel)
@@ -233,7 +246,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                         done.changed.append(name)
                         touched[rel] = data.decode("utf-8")
             for rel in [r for r in hashes if r not in on_disk]:
-                if not wanted or rel.rsplit("/", 1)[-1].removesuffix(".md") in wanted:
+                if not wanted or picked(rel):
                     del hashes[rel]
                     done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
                     touched[rel] = None
@@ -251,11 +264,13 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             if done.changed:
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
                                         f"{len(done.changed)} file(s)"])
-    missing = sorted(wanted - _known_ids(roots))
+    known = _known_ids(roots)
+    missing = sorted((bare - known) | {p for p in picks
+                                       if p not in {k for k in known if "/" in k}})
     verb = "would rehash" if dry_run else "rehashed"
     lines = list(done.shown)
     lines += [f"{verb} {c}" for c in done.changed]
-    if not done.changed and not done.refused and not done.invalid and not missing:
+    if not (done.changed or done.refused or done.invalid or missing or ambiguous):
         lines.append("nothing to rehash: every hash matches")
     lines += [f"review: {r}" for r in review]
     diags = [Diagnostic("id.not_found", "error", f"no memory with id {m}") for m in missing]
@@ -263,6 +278,15 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     lines += [f"error: no memory with id {m} (ids are file names: see `engram verify --all`)"
               for m in missing]
     lines += [f"not approved (invalid): {r}" for r in done.invalid]
+    for mid, files in sorted(ambiguous.items()):
+        # A planted twin (`knowledge/<id>.md` beside the human's `rules/<id>.md`) must not be
+        # approved by the command meant for the human's own edit (issue 27 class 7, review r1).
+        lines.append(f"error: id {mid} names {len(files)} changed files, none approved: "
+                     f"{', '.join(shown_name(f) for f in files)}; review each and approve the "
+                     "one you mean by its path, e.g. `engram rehash "
+                     f"{shown_name(files[0].split(':', 1)[1].removesuffix('.md'))}`")
+        diags.append(Diagnostic("usage.rehash_ambiguous", "error",
+                                f"id {mid} names {len(files)} changed files"))
     diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
     lines += done.after_write  # the approval stands: a warning, never a failed rehash
     diags += [Diagnostic(AFTER_WRITE, "warn", n) for n in done.after_write]
@@ -277,8 +301,9 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     return Outcome(text="\n".join(lines), diagnostics=diags,
                    data={"changed": done.changed, "review": review, "refused": done.refused,
                          "invalid": done.invalid, "dry_run": dry_run},
-                   ok=not (bad or missing),
-                   exit_code=EXIT_INTEGRITY if bad else EXIT_USAGE if missing else 0)
+                   ok=not (bad or missing or ambiguous),
+                   exit_code=EXIT_INTEGRITY if bad else EXIT_USAGE if missing or ambiguous
+                   else 0)
 
 
 def _review(done: _Rehash, name: str, data: bytes, *, new: bool, accept_unsafe: bool,
@@ -371,8 +396,55 @@ def _stamp() -> str:
 
 
 def _known_ids(roots: Roots) -> set[str]:
-    return {rel.rsplit("/", 1)[-1].removesuffix(".md")
-            for root in roots.existing() for rel in Store(root).hashed_files()}
+    """Every file's id (its stem) and its path without `.md` (`rules/<id>`)."""
+    rels = {rel.removesuffix(".md") for root in roots.existing()
+            for rel in Store(root).hashed_files()}
+    return rels | {rel.rsplit("/", 1)[-1] for rel in rels}
+
+
+def _wanted(ids: list[str]) -> tuple[set[str], set[str]]:
+    """(bare ids, paths without `.md` such as `rules/<id>`) the human named."""
+    bare: set[str] = set()
+    picks: set[str] = set()
+    for given in ids:
+        path = given.strip().replace("\\", "/").removesuffix(".md")
+        if "/" not in path:
+            bare.add(validate_id(path))
+            continue
+        parts = path.split("/")
+        if parts[0] not in {"rules", "skills", "knowledge", "archive"}:
+            validate_id(path)  # raises: a path separator in a memory id
+        for part in parts:
+            validate_id(part)  # no '..', no empty part, slug characters only
+        picks.add("/".join(parts))
+    return bare, picks
+
+
+def _ambiguous(roots: Roots, bare: set[str]) -> dict[str, list[str]]:
+    """Bare ids naming more than one file that a rehash would approve or drop."""
+    if not bare:
+        return {}
+    found: dict[str, list[str]] = {}
+    for root in roots.existing():
+        store = Store(root, roots.state_dir)
+        try:
+            hashes = store.load_hashes()
+        except IntegrityError:
+            hashes = {}
+        outside = _flagged(store)
+        on_disk = store.hashed_files()
+        for rel in sorted(set(on_disk) | set(hashes)):
+            stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+            if stem not in bare:
+                continue
+            try:
+                changed = rel not in on_disk or rel in outside \
+                    or hashes.get(rel) != sha256_bytes(store.read_bytes(rel))
+            except (OSError, EngramError):
+                changed = True
+            if changed:
+                found.setdefault(stem, []).append(f"{root.scope}:{rel}")
+    return {mid: files for mid, files in found.items() if len(files) > 1}
 
 
 def _flagged(store: Store) -> frozenset[str]:
