@@ -59,3 +59,32 @@ def test_verify_names_twins_by_path(twin: tuple[str, Path, Path]) -> None:
     mid, _human, _planted = twin
     out = _run("verify").stdout
     assert f"engram rehash knowledge/{mid} rules/{mid}`" in out, out
+
+
+def test_a_path_in_both_roots_needs_its_root(engram_root: Path, tmp_path: Path) -> None:
+    """The next variant: the same path changed in the workspace and in the global root."""
+    import subprocess
+
+    from tests.conftest import engram_cmd, subprocess_env
+
+    env = {**subprocess_env(), "ENGRAM_GLOBAL_DIR": str(tmp_path / "global")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*engram_cmd(), *args], capture_output=True, text=True, env=env,
+                              timeout=60, check=False, stdin=subprocess.DEVNULL)
+
+    assert run("init", "--global", str(tmp_path / "global")).returncode == 0
+    for scope in ("workspace", "global"):
+        got = run("save", "--scope", scope, "rule", HUMAN, "--answer", "A")
+        assert got.returncode == 0, got.stdout + got.stderr
+    files = [next((r / "rules").glob("*.md")) for r in (engram_root, tmp_path / "global")]
+    for f in files:
+        f.write_text(f.read_text().replace("every push", "every push and every merge"))
+    mid = files[0].stem
+    got = run("rehash", f"rules/{mid}")
+    assert got.returncode == 2 and "none approved" in got.stdout, got.stdout + got.stderr
+    assert f"global:rules/{mid}" in got.stdout
+    got = run("rehash", f"workspace:rules/{mid}")
+    assert got.returncode == 0, got.stdout + got.stderr
+    out = run("verify").stdout
+    assert f"workspace:rules/{mid}.md" not in out and f"global:rules/{mid}.md" in out, out

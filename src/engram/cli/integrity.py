@@ -27,7 +27,8 @@ def run_verify(args: argparse.Namespace, ctx: Context) -> Outcome:
 
 def configure_rehash(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="*", metavar="ID",
-                   help="the memories to approve (without ids: list what would be approved and "
+                   help="the memories to approve, by id or by path (rules/<id>, global:rules/<id>) "
+                   "when two files share an id (without ids: list what would be approved and "
                    "ask, or pass --all)")
     p.add_argument("--all", action="store_true", dest="every_file",
                    help="approve every changed file at once (after reviewing them all)")

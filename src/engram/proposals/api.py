@@ -52,6 +52,7 @@ __all__ = ["Item", "Prepared", "Proposal", "ScopedKind", "commit", "decline", "p
            "propose", "propose_note", "propose_promotion", "save_now", "set_role",
            "set_rule_variant"]
 Approve = str | Sequence[int]
+NEW_FILE = frozenset({"ADD", "SUPERSEDE"})  # verdicts that write a new memory file
 ScopedKind = tuple[Scope, Kind]  # one target root's verdict kind, e.g. ("global", "UPDATE")
 
 
@@ -120,8 +121,10 @@ class Prepared:
         return human_preview(self.preview)
 
     def pins(self) -> list[dict[str, Any]]:
+        # A new file's path too: the commit writes the file the approval named, or nothing.
         return [{"number": p.number, "scope": p.scope, **p.verdict.pin(),
-                 **({"target_sha": p.target_sha} if p.target_sha else {})}
+                 **({"target_sha": p.target_sha} if p.target_sha else {}),
+                 **({"rel": p.rel} if p.verdict.kind in NEW_FILE else {})}
                 for p in self.planned]
 
 

@@ -11,6 +11,7 @@ bodies); an ADD that became a duplicate is reported as NOOP. Each written candid
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -25,6 +26,7 @@ from engram.proposals.effects import Effect, done, of_candidate, unlisted
 from engram.proposals.plan import PlannedCandidate, plan_root, root_of
 from engram.proposals.verdicts import Hint, still_holds
 from engram.store.fileio import root_lock
+from engram.store.ids import is_valid_id
 from engram.store.model import Memory
 from engram.store.repo import Change, Store, parse_bytes, sha256_bytes
 from engram.workspace import Roots, Scope
@@ -95,6 +97,19 @@ def _one(store: Store, p: PlannedCandidate, pin: Mapping[str, Any] | None, autho
         base.related = [v.target] if v.target else []
         base.action = "review it (engram verify), then propose it again"
         return base
+    if pin is not None and pin.get("rel") and v.kind in {"ADD", "SUPERSEDE"} \
+            and pin["rel"] != p.rel:
+        # The approval named the new memory's file: write that one (a candidate left unticked
+        # can free a shorter id), or nothing when a file appeared there since (planted while
+        # the dialog was open): never a file nobody was shown.
+        wanted = str(pin["rel"])
+        if _taken(store, wanted):
+            base.reason = f"the new memory's file {wanted} was taken since the proposal"
+            base.action = "review that file (engram verify), then propose it again"
+            return base
+        p = dataclasses.replace(p, id=wanted.rsplit("/", 1)[-1].removesuffix(".md"),
+                                rel=wanted)
+        base.id = p.id
     if v.blocked:
         base.reason = f"{v.label}: {v.blocked}"
         base.related = [v.target] if v.target else []
@@ -117,6 +132,22 @@ def _one(store: Store, p: PlannedCandidate, pin: Mapping[str, Any] | None, autho
     base.status, base.file = "written", p.rel
     base.after_write, store.after_write = store.after_write, []
     return base
+
+
+def _taken(store: Store, rel: str) -> bool:
+    """Whether a new memory may not be written at `rel` (a file there, or an archived one with
+    its name, or a path that is not a memory path of this root)."""
+    stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    if rel.count("/") != 1 or rel.split("/")[0] not in {"rules", "skills", "knowledge"} \
+            or not is_valid_id(stem):
+        return True
+    try:
+        check_path(store.path, rel)
+    except EngramError:
+        return True
+    path = store.path / rel
+    archived = {a.rsplit("/", 1)[-1].removesuffix(".md") for a in store.archived_files()}
+    return path.exists() or path.is_symlink() or stem in archived
 
 
 def _target(store: Store, p: PlannedCandidate) -> tuple[Memory | None, str]:

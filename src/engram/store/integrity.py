@@ -206,13 +206,14 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
     from engram.safety import shown_name  # file names nobody reviewed, escaped
 
     bare, picks = _wanted(ids or [])
-    ambiguous = _ambiguous(roots, bare) if not merged else {}
+    ambiguous = _ambiguous(roots, bare | picks) if not merged else {}
     bare -= set(ambiguous)
+    picks -= set(ambiguous)
     wanted = bool(ids)
 
-    def picked(rel: str) -> bool:
-        return rel.rsplit("/", 1)[-1].removesuffix(".md") in bare \
-            or rel.removesuffix(".md") in picks
+    def picked(scope: str, rel: str) -> bool:
+        path = rel.removesuffix(".md")
+        return path.rsplit("/", 1)[-1] in bare or path in picks or f"{scope}:{path}" in picks
 
     done = _Rehash()
     review: list[str] = []
@@ -228,7 +229,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
             on_disk = store.hashed_files()
             touched: dict[str, str | None] = {}  # rel -> the approved text (None: removed)
             for rel in on_disk:
-                if wanted and not picked(rel):
+                if wanted and not picked(root.scope, rel):
                     continue
                 try:  # never approve a symlink, a special file or a file that does not parse
                     data = store.read_bytes(rel)
@@ -246,7 +247,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                         done.changed.append(name)
                         touched[rel] = data.decode("utf-8")
             for rel in [r for r in hashes if r not in on_disk]:
-                if not wanted or picked(rel):
+                if not wanted or picked(root.scope, rel):
                     del hashes[rel]
                     done.changed.append(f"{root.scope}:{rel} (removed: file is gone)")
                     touched[rel] = None
@@ -265,8 +266,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
                 store.append_changelog([f"- {_stamp()} memory.hashes.json: rehash "
                                         f"{len(done.changed)} file(s)"])
     known = _known_ids(roots)
-    missing = sorted((bare - known) | {p for p in picks
-                                       if p not in {k for k in known if "/" in k}})
+    missing = sorted((bare | picks) - known)
     verb = "would rehash" if dry_run else "rehashed"
     lines = list(done.shown)
     lines += [f"{verb} {c}" for c in done.changed]
@@ -284,7 +284,7 @@ def rehash(roots: Roots, ids: list[str] | None = None, merged: bool = False, *,
         lines.append(f"error: id {mid} names {len(files)} changed files, none approved: "
                      f"{', '.join(shown_name(f) for f in files)}; review each and approve the "
                      "one you mean by its path, e.g. `engram rehash "
-                     f"{shown_name(files[0].split(':', 1)[1].removesuffix('.md'))}`")
+                     f"{shown_name(_pick_for(mid, files[0]))}`")
         diags.append(Diagnostic("usage.rehash_ambiguous", "error",
                                 f"id {mid} names {len(files)} changed files"))
     diags += [Diagnostic("memory.invalid", "error", r) for r in done.invalid]
@@ -397,18 +397,33 @@ def _stamp() -> str:
 
 def _known_ids(roots: Roots) -> set[str]:
     """Every file's id (its stem) and its path without `.md` (`rules/<id>`)."""
-    rels = {rel.removesuffix(".md") for root in roots.existing()
+    rels = {(root.scope, rel.removesuffix(".md")) for root in roots.existing()
             for rel in Store(root).hashed_files()}
-    return rels | {rel.rsplit("/", 1)[-1] for rel in rels}
+    return {rel for _s, rel in rels} | {f"{s}:{rel}" for s, rel in rels} \
+        | {rel.rsplit("/", 1)[-1] for _s, rel in rels}
+
+
+def _pick_for(given: str, file: str) -> str:
+    """What to type to name one of an ambiguous id's files: its path, or with its root when
+    the path itself was ambiguous (`global:rules/<id>`)."""
+    scope, rel = file.split(":", 1)
+    return f"{scope}:{rel.removesuffix('.md')}" if "/" in given else rel.removesuffix(".md")
 
 
 def _wanted(ids: list[str]) -> tuple[set[str], set[str]]:
-    """(bare ids, paths without `.md` such as `rules/<id>`) the human named."""
+    """(bare ids, paths without `.md` such as `rules/<id>` or `global:rules/<id>`) named."""
     bare: set[str] = set()
     picks: set[str] = set()
     for given in ids:
         path = given.strip().replace("\\", "/").removesuffix(".md")
+        scope, sep, rest = path.partition(":")
+        if sep and scope in {"workspace", "global"}:
+            path = rest
+        else:
+            scope = ""
         if "/" not in path:
+            if scope:
+                validate_id(given)  # raises: `workspace:<id>` needs a path
             bare.add(validate_id(path))
             continue
         parts = path.split("/")
@@ -416,12 +431,13 @@ def _wanted(ids: list[str]) -> tuple[set[str], set[str]]:
             validate_id(path)  # raises: a path separator in a memory id
         for part in parts:
             validate_id(part)  # no '..', no empty part, slug characters only
-        picks.add("/".join(parts))
+        picks.add((f"{scope}:" if scope else "") + "/".join(parts))
     return bare, picks
 
 
 def _ambiguous(roots: Roots, bare: set[str]) -> dict[str, list[str]]:
-    """Bare ids naming more than one file that a rehash would approve or drop."""
+    """Bare ids, and paths without a root (`rules/<id>`), naming more than one file that a
+    rehash would approve or drop."""
     if not bare:
         return {}
     found: dict[str, list[str]] = {}
@@ -434,7 +450,8 @@ def _ambiguous(roots: Roots, bare: set[str]) -> dict[str, list[str]]:
         outside = _flagged(store)
         on_disk = store.hashed_files()
         for rel in sorted(set(on_disk) | set(hashes)):
-            stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+            path = rel.removesuffix(".md")
+            stem = path if path in bare else path.rsplit("/", 1)[-1]
             if stem not in bare:
                 continue
             try:
