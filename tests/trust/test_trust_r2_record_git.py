@@ -131,3 +131,14 @@ def test_a_project_that_is_no_git_work_tree_is_pinned_so(tmp_path: Path) -> None
                                     f".agents/.engram/rules/{STEM}.md": b""})
     got = _engram(proj, "load", "push to main review")
     assert PLANTED not in got.stdout and OUTSIDE in got.stdout, got.stdout
+
+
+def test_a_state_dir_inside_the_project_vouches_for_nothing(project: Path,
+                                                            engram_root: Path) -> None:
+    """`ENGRAM_CONFIG_DIR` pointing into the project (an `env` an agent wrote on a project MCP
+    entry, `.mcp.json`) turned the record off, and every hash line was trusted again."""
+    assert _engram(project, "save", "rule", HUMAN, "--answer", "A").returncode == 0
+    _plant(engram_root, STEM, PLANTED)
+    inside = {"ENGRAM_CONFIG_DIR": str(project / "build" / "state")}
+    got = _engram(project, "load", "push to main review", **inside)
+    assert PLANTED not in got.stdout, got.stdout

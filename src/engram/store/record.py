@@ -14,7 +14,7 @@ plant a trusted memory; it can reach neither this file nor the remote-tracking r
 with a shell as the user can still write both.
 
 Files, per workspace root, in `<state dir>/approved/`: `<name>.json` ({"root", "lines": {rel:
-[sha, …]}, "git": the repository pinned at first sight}) and
+[sha, …]}, "repo": the repository pinned at first sight}) and
 `<name>.seen` (the SHA-256 of the hashes file the last time every line in it was
 explained). A load whose hashes file matches `.seen` reads nothing more: one small read. With no
 record yet for a root, the first sight seeds it with the lines git already holds (the hashes file
@@ -107,7 +107,7 @@ class Record:
         except (OSError, UnicodeError, ValueError, RecursionError):
             self._git = NO_GIT
             return {}
-        git = data.get("git") if isinstance(data, dict) else None
+        git = data.get("repo") if isinstance(data, dict) else None
         if isinstance(git, list) and len(git) == 2 and all(isinstance(g, str) for g in git):
             self._git = Repo(git[0], git[1])
         else:  # a record from before the pin (or a broken one): pinned on its next write
@@ -130,7 +130,7 @@ class Record:
         body: dict[str, object] = {"root": str(self.root_path),
                                    "lines": dict(sorted(lines.items()))}
         if self._git is not None:
-            body["git"] = list(self._git)
+            body["repo"] = list(self._git)
         atomic_write(self.file, json.dumps(body, indent=0, ensure_ascii=True) + "\n", mode=0o600)
         if seen is not None:
             atomic_write(self.seen_file, seen + "\n", mode=0o600)
