@@ -64,7 +64,10 @@ def test_our_entry_has_the_ts_tools_shape_for_its_own_files(ts: dict[str, Any]) 
 
 def test_a_save_keeps_the_ts_index_current(root: Path, project: Path, capsys: Cap) -> None:
     for args in (["init", "-q"], ["config", "user.name", "Ada Tester"],
-                 ["config", "user.email", "ada@example.org"]):
+                 ["config", "user.email", "ada@example.org"], ["add", "-A"],
+                 ["commit", "-qm", "memory of the TypeScript tool"]):
+        # Committed: a first sight trusts the lines git holds, not the working tree alone
+        # (docs/safety.md, "Review of class 4").
         subprocess.run(["git", *args], cwd=project, check=True)
     before = _index(root)
     code, out, err = run_cli("save", "knowledge", "--scope", "workspace", "--force", GRAFANA,

@@ -258,12 +258,23 @@ class Store:
             return None
         return record.Record(self._state_dir, self.path)
 
+    def _record_off(self) -> bool:
+        """A workspace root whose record does not apply (the state dir is in the project)."""
+        from engram.store import record
+
+        return self.root.scope == "workspace" and self._state_dir is not None \
+            and not record.applies(self._state_dir, self.path.parent.parent)
+
     def trusted_hashes(self) -> tuple[dict[str, str], frozenset[str]]:
         """The hashes file less the lines the approval record flags, and those files (hash
         lines written outside Engram on this machine, store/record.py). Raises IntegrityError
         for a hashes file that does not parse."""
         hashes, seen = self.read_hashes()
         rec = self.approval_record() if hashes else None
+        if rec is None and hashes and self._record_off():
+            # A state dir inside the project (an ENGRAM_CONFIG_DIR an agent set through a host
+            # entry) would turn the record off: it vouches for nothing instead.
+            return {}, frozenset(hashes)
         flagged = rec.unexplained(hashes, seen) if rec is not None else frozenset()
         if flagged:
             hashes = {rel: sha for rel, sha in hashes.items() if rel not in flagged}
