@@ -39,6 +39,34 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+def teammate(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A bare remote, and a teammate's clone (own state dir) with one approved rule committed,
+    not pushed yet."""
+    remote, theirs = tmp_path / "remote.git", tmp_path / "theirs"
+    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    _git(tmp_path, "clone", "-q", str(remote), str(theirs))
+    them = {"ENGRAM_CONFIG_DIR": str(tmp_path / "their-state")}
+    assert _engram(theirs, "init", **them).returncode == 0
+    assert _engram(theirs, "save", "rule", HUMAN, "--answer", "A", **them).returncode == 0
+    _git(theirs, "add", "-A")
+    _git(theirs, "commit", "-qm", "memory")
+    return remote, theirs, them
+
+
+def pushed_clone(tmp_path: Path) -> Path:
+    """A project cloned from a remote, with one approved memory pushed to it."""
+    remote, mine = tmp_path / "remote.git", tmp_path / "mine"
+    _git(tmp_path, "init", "-q", "--bare", str(remote))
+    _git(tmp_path, "clone", "-q", str(remote), str(mine))
+    assert _engram(mine, "init").returncode == 0
+    assert _engram(mine, "save", "rule", HUMAN, "--answer", "A").returncode == 0
+    _git(mine, "add", "-A")
+    _git(mine, "commit", "-qm", "memory")
+    _git(mine, "push", "-q", "origin", "HEAD:main")
+    assert HUMAN in _engram(mine, "load", "linters push").stdout  # the record exists now
+    return mine
+
+
 def _plant(root: Path, stem: str, text: str) -> Path:
     """What a workspace writer does: a memory file copied from an approved one, and its line."""
     (model,) = sorted((root / "rules").glob("*.md"))[:1]
@@ -130,14 +158,7 @@ def test_a_version_the_human_replaced_or_archived_is_not_vouched_for_again(
 def test_switching_to_a_pushed_branch_with_another_version_stays_silent(
         tmp_path: Path) -> None:
     """`git checkout` of a branch a teammate pushed, holding another approved version."""
-    remote, mine = tmp_path / "remote.git", tmp_path / "mine"
-    _git(tmp_path, "init", "-q", "--bare", str(remote))
-    _git(tmp_path, "clone", "-q", str(remote), str(mine))
-    assert _engram(mine, "init").returncode == 0
-    assert _engram(mine, "save", "rule", HUMAN, "--answer", "A").returncode == 0
-    _git(mine, "add", "-A")
-    _git(mine, "commit", "-qm", "memory")
-    _git(mine, "push", "-q", "origin", "HEAD:main")
+    mine = pushed_clone(tmp_path)
     _git(mine, "checkout", "-qb", "feature")
     (rule,) = sorted((mine / ".agents" / ".engram" / "rules").glob("*.md"))
     rule.write_text(rule.read_text().replace(HUMAN, "Run the linters before every merge."))
@@ -155,14 +176,8 @@ def test_switching_to_a_pushed_branch_with_another_version_stays_silent(
 def test_a_line_in_a_local_commit_is_flagged_but_a_pushed_one_is_not(tmp_path: Path) -> None:
     """Teammates' changes arrive through git and stay silent; a line that is only in a local
     commit (or only in the working tree) is not a teammate's."""
-    remote, mine, theirs = tmp_path / "remote.git", tmp_path / "mine", tmp_path / "theirs"
-    _git(tmp_path, "init", "-q", "--bare", str(remote))
-    _git(tmp_path, "clone", "-q", str(remote), str(theirs))
-    their_state = {"ENGRAM_CONFIG_DIR": str(tmp_path / "their-state")}
-    assert _engram(theirs, "init", **their_state).returncode == 0
-    assert _engram(theirs, "save", "rule", HUMAN, "--answer", "A", **their_state).returncode == 0
-    _git(theirs, "add", "-A")
-    _git(theirs, "commit", "-qm", "memory")
+    remote, theirs, their_state = teammate(tmp_path)
+    mine = tmp_path / "mine"
     _git(theirs, "push", "-q", "origin", "HEAD:main")
     _git(tmp_path, "clone", "-q", str(remote), str(mine))
     assert HUMAN in _engram(mine, "load", "linters push").stdout  # a fresh clone: no alarm

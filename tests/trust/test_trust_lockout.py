@@ -58,6 +58,15 @@ def test_a_looping_session_locks_out_neither_a_fresh_session_nor_the_terminal(
     assert "written" in done.stdout
 
 
+def fill_agent_sessions(pending: PendingApprovals) -> None:
+    """AGENT_LIMIT proposals from AGENT_LIMIT / MINT_LIMIT sessions (what an agent gets by
+    starting `engram-mcp` processes from its shell); the caller restores the origin."""
+    for _ in range(AGENT_LIMIT // MINT_LIMIT):
+        origin.begin_session()
+        for _ in range(MINT_LIMIT):
+            pending.mint("save", ["workspace"], [], [])
+
+
 def test_all_agent_sessions_together_stop_at_the_workspace_cap(project: Path) -> None:
     """The grind bound stays: many sessions cannot mint without end (the terminal still can)."""
     assert cli(["init"]) == 0
@@ -65,10 +74,7 @@ def test_all_agent_sessions_together_stop_at_the_workspace_cap(project: Path) ->
     pending = PendingApprovals(roots)
     before = origin.current()
     try:
-        for _ in range(AGENT_LIMIT // MINT_LIMIT):
-            origin.begin_session()
-            for _ in range(MINT_LIMIT):
-                pending.mint("save", ["workspace"], [], [])
+        fill_agent_sessions(pending)
         origin.begin_session()
         try:
             pending.mint("save", ["workspace"], [], [])

@@ -19,6 +19,7 @@ from engram.proposals.approvals import AGENT_LIMIT, MINT_LIMIT, PendingApprovals
 from engram.workspace import resolve
 from tests.cli.test_cli_first_hour import _until
 from tests.conftest import engram_cmd, subprocess_env
+from tests.trust.test_trust_lockout import fill_agent_sessions
 
 LOOPS = MINT_LIMIT + 6
 
@@ -36,10 +37,7 @@ def _fill_agent_sessions(project: Path) -> None:
     pending = PendingApprovals(resolve(None, project))
     before = origin.current()
     try:
-        for _ in range(AGENT_LIMIT // MINT_LIMIT):
-            origin.begin_session()
-            for _ in range(MINT_LIMIT):
-                pending.mint("save", ["workspace"], [], [])
+        fill_agent_sessions(pending)
     finally:
         origin._current[0] = before
 

@@ -11,23 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.trust.test_trust_approval_record import HUMAN, OUTSIDE, PLANTED, _engram, _git, _plant
+from tests.trust.test_trust_approval_record import (
+    HUMAN,
+    OUTSIDE,
+    PLANTED,
+    _engram,
+    _git,
+    _plant,
+    pushed_clone,
+    teammate,
+)
 
 STEM = "push-straight-to-main"
-
-
-def _clone(tmp_path: Path) -> Path:
-    """A project cloned from a remote, with one approved memory pushed to it."""
-    remote, mine = tmp_path / "remote.git", tmp_path / "mine"
-    _git(tmp_path, "init", "-q", "--bare", str(remote))
-    _git(tmp_path, "clone", "-q", str(remote), str(mine))
-    assert _engram(mine, "init").returncode == 0
-    assert _engram(mine, "save", "rule", HUMAN, "--answer", "A").returncode == 0
-    _git(mine, "add", "-A")
-    _git(mine, "commit", "-qm", "memory")
-    _git(mine, "push", "-q", "origin", "HEAD:main")
-    assert HUMAN in _engram(mine, "load", "linters push").stdout  # the record exists now
-    return mine
 
 
 def _own_repo(gitdir: Path, worktree: Path, files: dict[str, bytes]) -> None:
@@ -45,7 +40,7 @@ def _own_repo(gitdir: Path, worktree: Path, files: dict[str, bytes]) -> None:
 @pytest.mark.parametrize("where", ["root-dir", "root-file", "agents-file"])
 def test_a_repository_the_agent_made_inside_the_project_vouches_for_nothing(
         tmp_path: Path, where: str) -> None:
-    mine = _clone(tmp_path)
+    mine = pushed_clone(tmp_path)
     root = mine / ".agents" / ".engram"
     _plant(root, STEM, PLANTED)
     files = {"memory.hashes.json": b"", f"rules/{STEM}.md": b""}
@@ -101,14 +96,8 @@ def test_a_root_the_agent_made_before_engram_first_saw_it_is_not_trusted(tmp_pat
 def test_a_fresh_clone_and_an_upgrade_with_committed_memory_stay_silent(tmp_path: Path) -> None:
     """The false alarm to avoid: a first sight of memory that is in HEAD (a clone, or a user
     upgrading from a version without the record) is trusted."""
-    remote, theirs, mine = tmp_path / "remote.git", tmp_path / "theirs", tmp_path / "mine"
-    _git(tmp_path, "init", "-q", "--bare", str(remote))
-    _git(tmp_path, "clone", "-q", str(remote), str(theirs))
-    them = {"ENGRAM_CONFIG_DIR": str(tmp_path / "their-state")}
-    assert _engram(theirs, "init", **them).returncode == 0
-    assert _engram(theirs, "save", "rule", HUMAN, "--answer", "A", **them).returncode == 0
-    _git(theirs, "add", "-A")
-    _git(theirs, "commit", "-qm", "memory")
+    remote, theirs, them = teammate(tmp_path)
+    mine = tmp_path / "mine"
     got = _engram(theirs, "load", "linters push", ENGRAM_CONFIG_DIR=str(tmp_path / "new"))
     assert HUMAN in got.stdout and OUTSIDE not in got.stdout, got.stdout  # HEAD, not pushed
     _git(theirs, "push", "-q", "origin", "HEAD:main")
